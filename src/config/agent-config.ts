@@ -41,7 +41,11 @@ export function loadAgentConfig(env: Env, cwd: string): Readonly<AgentConfig> {
   const apiKey = optionalString(env, 'API_KEY')
   const serviceApiUrl = optionalUrl(env, 'SERVICE_API_URL')
   if (serviceApiUrl !== undefined && apiKey === undefined) {
-    throw new ConfigError('API_KEY', '', 'required when SERVICE_API_URL is set (the hub rejects unauthenticated agents)')
+    throw new ConfigError(
+      'API_KEY',
+      '',
+      'required when SERVICE_API_URL is set (the hub rejects unauthenticated agents)',
+    )
   }
   const observability = oneOf(env, 'EXTERNAL_OBSERVABILITY', 'on', SWITCH)
   const serviceSecrets = Object.entries(env)

@@ -27,7 +27,11 @@ export function oneOf<T extends string>(env: Env, name: string, fallback: T, all
 }
 
 /** An absolute http(s) URL, or undefined when unset. `secretValue` hides the value in the error. */
-export function optionalUrl(env: Env, name: string, protocols: readonly string[] = ['http:', 'https:']): string | undefined {
+export function optionalUrl(
+  env: Env,
+  name: string,
+  protocols: readonly string[] = ['http:', 'https:'],
+): string | undefined {
   const raw = env[name]
   if (raw === undefined || raw.trim() === '') return undefined
   let url: URL
@@ -37,7 +41,11 @@ export function optionalUrl(env: Env, name: string, protocols: readonly string[]
     throw new ConfigError(name, raw, `expected an absolute URL such as ${protocols[0]}//host:port`)
   }
   if (!protocols.includes(url.protocol)) {
-    throw new ConfigError(name, raw, `expected a URL with scheme ${protocols.map((p) => p.slice(0, -1)).join(' or ')}`)
+    throw new ConfigError(
+      name,
+      raw,
+      `expected a URL with scheme ${protocols.map((p) => p.slice(0, -1)).join(' or ')}`,
+    )
   }
   return raw.trim()
 }

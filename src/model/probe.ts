@@ -2,7 +2,15 @@
 
 import type { Logger } from '../telemetry/logger.ts'
 import type { CheckDefinition } from './checks.ts'
-import type { ArtifactRef, AssertionResult, LogLine, ResultError, ResultStatus, StepResult, Timings } from './result.ts'
+import type {
+  ArtifactRef,
+  AssertionResult,
+  LogLine,
+  ResultError,
+  ResultStatus,
+  StepResult,
+  Timings,
+} from './result.ts'
 
 export interface ProbeContext {
   /** Aborted at the job's timeout or when the agent must stop at once. */

@@ -1,0 +1,129 @@
+// Runs one job: gives the executor a signal that fires at the job's timeout (or when the agent must
+// stop), turns whatever happens (an outcome, a throw, a hang) into a CheckResult, and scrubs it.
+
+import path from 'node:path'
+import { timeoutSecondsOf } from '../model/checks.ts'
+import type { Job } from '../model/job.ts'
+import type { ProbeOutcome } from '../model/probe.ts'
+import type { AgentInfo, CheckResult } from '../model/result.ts'
+import type { Scrubber } from '../secrets/scrubber.ts'
+import type { Logger } from '../telemetry/logger.ts'
+import { type Executor, failedOutcome } from './executors.ts'
+import { scrubDeep } from './scrub-result.ts'
+
+export interface RunJobDeps {
+  execute: Executor
+  agent: AgentInfo
+  location: string
+  scrubber: Scrubber
+  log: Logger
+  /** Runs get their own directory below this one (artifacts, scratch). */
+  runsDir: string
+  now?: () => number
+  /**
+   * How long an executor may take to return after its signal fired before the run is written off.
+   * Executors that own child processes kill them within this grace.
+   */
+  abortGraceMs?: number
+}
+
+/** Thrown into the signal as its reason so the result can say why the run stopped. */
+export class RunAborted extends Error {
+  readonly code: string
+  constructor(code: string, message: string) {
+    super(message)
+    this.name = 'RunAborted'
+    this.code = code
+  }
+}
+
+export async function runJob(job: Job, stop: AbortSignal, deps: RunJobDeps): Promise<CheckResult> {
+  const now = deps.now ?? Date.now
+  const timeoutMs = timeoutSecondsOf(job.check) * 1000
+  const timeout = new AbortController()
+  const timer = setTimeout(
+    () => timeout.abort(new RunAborted('TIMEOUT', `check timed out after ${timeoutMs / 1000} s`)),
+    timeoutMs,
+  )
+  const signal = AbortSignal.any([timeout.signal, stop])
+  const startedAt = now()
+  const log = deps.log.child({ checkId: job.check.logicalId, runId: job.id })
+  let outcome: ProbeOutcome
+  try {
+    outcome = await Promise.race([
+      deps.execute(job.check, {
+        signal,
+        log,
+        runDir: path.join(deps.runsDir, job.id),
+        testSession: job.testSession,
+      }),
+      writtenOffAfterAbort(signal, deps.abortGraceMs ?? 5000),
+    ])
+  } catch (error) {
+    outcome = failedOutcome('RUNNER_ERROR', `the check could not be run: ${messageOf(error)}`)
+    log.error({ err: error }, 'executor threw')
+  } finally {
+    clearTimeout(timer)
+  }
+  if (signal.aborted && outcome.status !== 'failed') {
+    // A probe that ignored its signal and finished late still counts as a timeout.
+    const reason = abortReason(signal)
+    outcome = { ...outcome, status: 'failed', error: { code: reason.code, message: reason.message } }
+  }
+  const result: CheckResult = {
+    id: job.id,
+    checkId: job.check.logicalId,
+    checkType: job.check.type,
+    name: job.check.name,
+    status: outcome.status,
+    startedAt: new Date(startedAt).toISOString(),
+    durationMs: now() - startedAt,
+    responseTimeMs: outcome.responseTimeMs,
+    location: deps.location,
+    attempt: job.attempt,
+    sessionId: job.sessionId,
+    runtimeId: 'runtimeId' in job.check ? job.check.runtimeId : undefined,
+    error: outcome.error,
+    assertions: outcome.assertions,
+    timings: outcome.timings,
+    steps: outcome.steps,
+    logs: outcome.logs,
+    artifacts: outcome.artifacts ?? [],
+    details: outcome.details,
+    agent: deps.agent,
+  }
+  return scrubDeep(dropUndefined(result), deps.scrubber)
+}
+
+function writtenOffAfterAbort(signal: AbortSignal, graceMs: number): Promise<ProbeOutcome> {
+  return new Promise((resolve) => {
+    const writeOff = (): void => {
+      const timer = setTimeout(() => {
+        const reason = abortReason(signal)
+        resolve(
+          failedOutcome(
+            reason.code,
+            `${reason.message}; the check did not stop when asked and was abandoned`,
+          ),
+        )
+      }, graceMs)
+      timer.unref()
+    }
+    if (signal.aborted) writeOff()
+    else signal.addEventListener('abort', writeOff, { once: true })
+  })
+}
+
+function abortReason(signal: AbortSignal): { code: string; message: string } {
+  const reason: unknown = signal.reason
+  if (reason instanceof RunAborted) return { code: reason.code, message: reason.message }
+  return { code: 'ABORTED', message: `the run was aborted: ${messageOf(reason)}` }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T
+}

@@ -1,0 +1,61 @@
+// The command line: `outpost <command> [options]`. This file only dispatches; each command lives
+// in its own file under commands/.
+
+import { type CliIo, type Command, ExitCode } from './io.ts'
+
+interface CommandEntry {
+  summary: string
+  load(): Promise<Command>
+}
+
+// Commands load lazily so `outpost version` never pays for Playwright or the hub.
+const COMMANDS: Record<string, CommandEntry> = {
+  start: {
+    summary: 'run the agent on local checks (./checks, else examples/checks)',
+    load: async () => (await import('./commands/start.ts')).startCommand,
+  },
+  agent: {
+    summary: 'run the agent (same as start until the hub arrives)',
+    load: async () => (await import('./commands/start.ts')).startCommand,
+  },
+  version: {
+    summary: "print the agent's version",
+    load: async () => (await import('./commands/version.ts')).versionCommand,
+  },
+}
+
+export function usage(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length))
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
+  return `usage: outpost <command> [options]
+
+Commands:
+${lines.join('\n')}
+
+Run 'outpost <command> --help' for a command's options.`
+}
+
+export function processIo(): CliIo {
+  return {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+  }
+}
+
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(`${usage()}\n`)
+    return name === undefined ? ExitCode.usage : ExitCode.ok
+  }
+  if (name === '--version' || name === '-v') return main(['version', ...rest], io)
+  const entry = COMMANDS[name]
+  if (!entry) {
+    io.stderr(`outpost: unknown command '${name}'\n${usage()}\n`)
+    return ExitCode.usage
+  }
+  const command = await entry.load()
+  return command(rest, io)
+}
