@@ -65,11 +65,7 @@ export async function runJob(job: Job, stop: AbortSignal, deps: RunJobDeps): Pro
   } finally {
     clearTimeout(timer)
   }
-  if (signal.aborted && outcome.status !== 'failed') {
-    // A probe that ignored its signal and finished late still counts as a timeout.
-    const reason = abortReason(signal)
-    outcome = { ...outcome, status: 'failed', error: { code: reason.code, message: reason.message } }
-  }
+  if (signal.aborted) outcome = explainAbort(outcome, abortReason(signal))
   const result: CheckResult = {
     id: job.id,
     checkId: job.check.logicalId,
@@ -93,6 +89,17 @@ export async function runJob(job: Job, stop: AbortSignal, deps: RunJobDeps): Pro
     agent: deps.agent,
   }
   return scrubDeep(dropUndefined(result), deps.scrubber)
+}
+
+/**
+ * A run stopped by the agent (timeout, shutdown) fails with the agent's reason, which says more
+ * than the probe's own "aborted"; the probe's error is kept beside it. A probe that ignored its
+ * signal and finished late still counts as stopped.
+ */
+function explainAbort(outcome: ProbeOutcome, reason: { code: string; message: string }): ProbeOutcome {
+  if (outcome.error?.code === reason.code) return { ...outcome, status: 'failed' }
+  const details = outcome.error ? { ...outcome.details, probeError: outcome.error } : outcome.details
+  return { ...outcome, status: 'failed', error: reason, details }
 }
 
 function writtenOffAfterAbort(signal: AbortSignal, graceMs: number): Promise<ProbeOutcome> {

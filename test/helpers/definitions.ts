@@ -1,0 +1,43 @@
+// Builders of CheckDefinitions for tests that exercise the agent without the construct layer.
+
+import type { CheckDefinition, RetryStrategy, UrlCheck } from '../../src/model/checks.ts'
+
+export const NO_RETRIES: RetryStrategy = {
+  type: 'NONE',
+  baseBackoffSeconds: 0,
+  maxRetries: 0,
+  maxDurationSeconds: 600,
+  sameRegion: true,
+}
+
+export function urlCheck(logicalId: string, overrides: Partial<UrlCheck> = {}): UrlCheck {
+  return {
+    type: 'URL',
+    logicalId,
+    name: `URL ${logicalId}`,
+    activated: true,
+    muted: false,
+    tags: [],
+    frequencySeconds: 60,
+    locations: [],
+    privateLocations: [],
+    retryStrategy: NO_RETRIES,
+    environmentVariables: [],
+    request: {
+      url: 'http://127.0.0.1:9/',
+      method: 'GET',
+      followRedirects: true,
+      skipSSL: false,
+      ipFamily: 'IPv4',
+      headers: [],
+      assertions: [],
+    },
+    degradedResponseTime: 3000,
+    maxResponseTime: 5000,
+    ...overrides,
+  }
+}
+
+export function withType<T extends CheckDefinition['type']>(check: UrlCheck, type: T): CheckDefinition {
+  return { ...check, type } as unknown as CheckDefinition
+}
