@@ -1,0 +1,87 @@
+// The Playwright runner: Probes for multistep checks, browser checks and check suites, built from
+// their dependencies. Importing this module does nothing; only the full agent flavor imports it.
+
+import type { BrowserCheck, MultiStepCheck, PlaywrightCheckSuite } from '../model/checks.ts'
+import type { Probe } from '../model/probe.ts'
+import type { Logger } from '../telemetry/logger.ts'
+import { runPlaywrightCheck } from './playwright-run.ts'
+import { type RuntimeStatus, verifyRuntimes } from './runtimes.ts'
+import { runSuite } from './suite/run-suite.ts'
+
+export type { RuntimeStatus } from './runtimes.ts'
+
+export interface PlaywrightRunnerOptions {
+  /** Directory holding runtimes/<id>/ (the repository's runtimes/, or /app/runtimes in the image). */
+  runtimesDir: string
+  /** The agent's data directory; suite installs are cached under it. */
+  dataDir: string
+  /** Configured secret values; read at every run, so the agent may add to the array. */
+  secrets: { values: string[] }
+  log: Logger
+  /** Debian's chromium; Playwright's own browser downloads are never used. */
+  chromiumPath: string
+  /** The agent's environment. Only PATH, HOME, TMPDIR, LANG, TZ, proxies and NODE_EXTRA_CA_CERTS pass. */
+  env: Record<string, string | undefined>
+  /** V8 heap cap of every Node process of a run, in MB. Default 2048. */
+  heapMb?: number
+  /** SIGTERM to SIGKILL, when a run is stopped. Default 2000 ms. */
+  graceMs?: number
+  /** How often a long suite logs progress. Default 30000 ms. */
+  progressEveryMs?: number
+  /**
+   * Secret values discovered while a run ran (process.env.SERVICE_SECRET_* assigned by the check, and
+   * Authorization header values on runtime 2025.04+). The outcome is already scrubbed of them; the
+   * agent adds them to its own scrubber so nothing logged later can carry them.
+   */
+  onSecrets?: (values: string[]) => void
+}
+
+export interface PlaywrightRunner {
+  multistep: Probe<MultiStepCheck>
+  browser: Probe<BrowserCheck>
+  suite: Probe<PlaywrightCheckSuite>
+  /** Verifies every runtime now (and logs the broken ones); later runs use the result. */
+  verifyRuntimes(): Promise<RuntimeStatus[]>
+}
+
+export function createPlaywrightRunner(options: PlaywrightRunnerOptions): PlaywrightRunner {
+  let statuses: Promise<RuntimeStatus[]> | undefined
+  const verify = async (): Promise<RuntimeStatus[]> => {
+    statuses = verifyRuntimes(options.runtimesDir)
+    const result = await statuses
+    for (const s of result) {
+      if (s.available)
+        options.log.info({ runtimeId: s.id, playwright: s.playwrightVersion }, 'runtime available')
+      else options.log.error({ runtimeId: s.id, missing: s.missing }, s.reason ?? 'runtime unavailable')
+    }
+    return result
+  }
+  const runtimeStatus = async (id: string) => (await (statuses ?? verify())).find((s) => s.id === id)
+  const deps = {
+    runtimeStatus,
+    secrets: options.secrets,
+    chromiumPath: options.chromiumPath,
+    agentEnv: options.env,
+    heapMb: options.heapMb ?? 2048,
+    graceMs: options.graceMs ?? 2000,
+    onSecrets: options.onSecrets,
+  }
+  return {
+    multistep: (check, ctx) => runPlaywrightCheck(deps, check, ctx),
+    browser: (check, ctx) => runPlaywrightCheck(deps, check, ctx),
+    suite: (check, ctx) =>
+      runSuite(
+        {
+          dataDir: options.dataDir,
+          secrets: options.secrets,
+          agentEnv: options.env,
+          graceMs: deps.graceMs,
+          progressEveryMs: options.progressEveryMs ?? 30_000,
+          onSecrets: options.onSecrets,
+        },
+        check,
+        ctx,
+      ),
+    verifyRuntimes: verify,
+  }
+}

@@ -1,0 +1,283 @@
+// One multistep or browser run: code into the run directory, Playwright Test in a process group of
+// its own, then steps, output, request log and trace collected and scrubbed into a ProbeOutcome.
+
+import { randomUUID } from 'node:crypto'
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { BrowserCheck, MultiStepCheck } from '../model/checks.ts'
+import { timeoutSecondsOf } from '../model/checks.ts'
+import type { ProbeContext, ProbeOutcome } from '../model/probe.ts'
+import type { ArtifactRef, LogLine, StepResult } from '../model/result.ts'
+import { createScrubber } from '../secrets/scrubber.ts'
+import { artifactFor } from './artifacts.ts'
+import { buildChildEnv, checkSecretValues } from './child-env.ts'
+import { declaredStepNames } from './declared-steps.ts'
+import { runConfigSource } from './playwright-config.ts'
+import { CodeError, prepareCode } from './prepare-code.ts'
+import { type GroupRunResult, runInProcessGroup } from './process-group.ts'
+import { mergeSteps, parseRunEvents, type RunEvents } from './run-events.ts'
+import { playwrightCli, type RuntimeStatus, scrubsAuthorization } from './runtimes.ts'
+import { scrubDeep } from './scrub-deep.ts'
+import { scrubTraceZip } from './scrub-trace.ts'
+import { authorizationValuesInTrace, type RequestLogEntry, requestLogFromTrace } from './trace-facts.ts'
+import { readZip, type ZipEntry } from './zip.ts'
+
+const here = dirname(fileURLToPath(import.meta.url))
+export const REPORTER_PATH = join(here, 'reporter', 'outpost-reporter.cjs')
+export const SECRET_PROBE_PATH = join(here, 'reporter', 'secret-probe.cjs')
+
+export interface RunDeps {
+  runtimeStatus: (id: string) => Promise<RuntimeStatus | undefined>
+  /** Configured secret values (agent SERVICE_SECRET_*, API_KEY); read at each run. */
+  secrets: { values: string[] }
+  chromiumPath: string
+  agentEnv: Record<string, string | undefined>
+  heapMb: number
+  graceMs: number
+  onSecrets?: (values: string[]) => void
+}
+
+const failed = (code: string, message: string): ProbeOutcome => ({
+  status: 'failed',
+  error: { code, message },
+  assertions: [],
+})
+
+function quoteNodeOption(s: string): string {
+  return `"${s.replace(/(["\\])/g, '\\$1')}"`
+}
+
+async function readLines(path: string): Promise<string> {
+  return readFile(path, 'utf8').catch(() => '')
+}
+
+interface CollectedSecrets {
+  runtime: string[]
+  authorization: string[]
+}
+
+function parseSecretFile(text: string): CollectedSecrets {
+  const out: CollectedSecrets = { runtime: [], authorization: [] }
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue
+    try {
+      const { key, value } = JSON.parse(line) as { key: string; value: string }
+      if (key === 'SERVICE_SECRET_AUTHORIZATION') out.authorization.push(value)
+      else out.runtime.push(value)
+    } catch {
+      // A line cut short by a kill: nothing to read.
+    }
+  }
+  return out
+}
+
+/** The credential of `Bearer xyz` on its own too, so it is caught wherever it shows up alone. */
+function withCredentialParts(values: string[]): string[] {
+  const out = new Set(values)
+  for (const v of values) {
+    const space = v.indexOf(' ')
+    if (space > 0) out.add(v.slice(space + 1).trim())
+  }
+  return [...out].filter((v) => v.length > 0)
+}
+
+function failureOf(
+  run: GroupRunResult,
+  events: RunEvents,
+  timeoutMs: number,
+): { code: string; message: string } {
+  const output = run.output
+  if (run.aborted) return { code: 'TIMEOUT', message: `the run was stopped at its timeout (${timeoutMs} ms)` }
+  if (/heap out of memory|Reached heap limit/i.test(output) || events.errors.some((e) => /heap/i.test(e))) {
+    return { code: 'OUT_OF_MEMORY', message: 'the run ran out of memory (its heap cap was reached)' }
+  }
+  if (run.spawnError)
+    return { code: 'RUNNER_ERROR', message: `could not start Playwright: ${run.spawnError}` }
+  const timedOut = events.tests.find((t) => t.status === 'timedOut')
+  if (timedOut) return { code: 'TIMEOUT', message: firstLines(timedOut.error ?? `test timed out`) }
+  const failedTest = events.tests.find((t) => t.status !== 'passed' && t.status !== 'skipped')
+  if (failedTest) {
+    const crashed = /exited unexpectedly|Worker process|crash/i.test(failedTest.error ?? '')
+    return {
+      code: crashed ? 'CRASHED' : 'TEST_FAILED',
+      message: firstLines(failedTest.error ?? failedTest.status),
+    }
+  }
+  if (events.errors.length > 0) return { code: 'RUNNER_ERROR', message: firstLines(events.errors.join('\n')) }
+  if (run.exitSignal) return { code: 'CRASHED', message: `Playwright was killed by ${run.exitSignal}` }
+  if (events.tests.length === 0) {
+    const tail = output.trim().split('\n').slice(-3).join(' | ')
+    return run.exitCode === 0
+      ? { code: 'NO_TESTS', message: 'the check declares no test; wrap its steps in test(...)' }
+      : {
+          code: 'CRASHED',
+          message: `Playwright exited with code ${run.exitCode} before any test ended: ${tail}`,
+        }
+  }
+  return { code: 'CRASHED', message: `Playwright exited with code ${run.exitCode}` }
+}
+
+function firstLines(s: string, max = 1500): string {
+  const text = s.split('\n').slice(0, 12).join('\n').trim()
+  return text.length > max ? `${text.slice(0, max)}…` : text
+}
+
+export async function runPlaywrightCheck(
+  deps: RunDeps,
+  check: MultiStepCheck | BrowserCheck,
+  ctx: ProbeContext,
+): Promise<ProbeOutcome> {
+  const runtime = await deps.runtimeStatus(check.runtimeId)
+  if (!runtime)
+    return failed('RUNTIME_UNAVAILABLE', `runtime '${check.runtimeId}' is not known to this agent`)
+  if (!runtime.available)
+    return failed('RUNTIME_UNAVAILABLE', runtime.reason ?? `runtime ${runtime.id} is broken`)
+
+  const work = join(ctx.runDir, 'work')
+  const outputDir = join(work, 'test-results')
+  const eventsFile = join(work, 'events.ndjson')
+  const secretsFile = join(work, 'secrets.ndjson')
+  const configFile = join(work, 'outpost.playwright.config.cjs')
+  await mkdir(work, { recursive: true })
+  try {
+    let code: Awaited<ReturnType<typeof prepareCode>>
+    try {
+      code = await prepareCode(check.code, join(work, 'code'), runtime.dir)
+    } catch (err) {
+      if (err instanceof CodeError) return failed('INVALID_CODE', err.message)
+      throw err
+    }
+    const timeoutMs = timeoutSecondsOf(check) * 1000
+    await writeFile(
+      configFile,
+      runConfigSource({
+        testDir: code.testDir,
+        specFile: code.specFile,
+        outputDir,
+        timeoutMs,
+        reporterPath: REPORTER_PATH,
+        eventsFile,
+        chromiumPath: deps.chromiumPath,
+      }),
+    )
+    const markerValue = randomUUID()
+    const marker = `OUTPOST_RUN_MARKER=${markerValue}`
+    const authScrubbed = scrubsAuthorization(check.runtimeId)
+    const env = buildChildEnv({
+      agentEnv: deps.agentEnv,
+      checkEnv: check.environmentVariables,
+      testSession: ctx.testSession,
+      runnerEnv: {
+        NODE_OPTIONS: `--max-old-space-size=${deps.heapMb} --require ${quoteNodeOption(SECRET_PROBE_PATH)}`,
+        OUTPOST_SECRETS_FILE: secretsFile,
+        ...(authScrubbed ? { OUTPOST_CAPTURE_AUTHORIZATION: '1' } : {}),
+        OUTPOST_RUN_MARKER: markerValue,
+        PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
+        FORCE_COLOR: '0',
+      },
+    })
+    const started = Date.now()
+    const run = await runInProcessGroup({
+      command: process.execPath,
+      args: [await playwrightCli(runtime.dir), 'test', '--config', configFile],
+      cwd: work,
+      env,
+      signal: ctx.signal,
+      graceMs: deps.graceMs,
+      marker,
+    })
+    const elapsed = Date.now() - started
+    const events = parseRunEvents(await readLines(eventsFile))
+    const collected = parseSecretFile(await readLines(secretsFile))
+
+    // Traces first: the Authorization values they hold are secrets on 2025.04 and later.
+    const traces = events.tests.flatMap((t) => t.attachments.filter((a) => a.name === 'trace'))
+    const traceEntries: { path: string; entries: ZipEntry[] }[] = []
+    for (const t of traces) {
+      const entries = await readFile(t.path).then(readZip, () => undefined)
+      if (entries) traceEntries.push({ path: t.path, entries })
+    }
+    const authorization = authScrubbed
+      ? withCredentialParts([
+          ...collected.authorization,
+          ...traceEntries.flatMap((t) => authorizationValuesInTrace(t.entries)),
+        ])
+      : []
+    const secretValues = [
+      ...deps.secrets.values,
+      ...checkSecretValues(check.environmentVariables),
+      ...collected.runtime,
+      ...authorization,
+    ]
+    const scrubber = createScrubber(secretValues)
+    const discovered = [...new Set([...collected.runtime, ...authorization])]
+    if (discovered.length > 0) deps.onSecrets?.(discovered)
+
+    const artifacts: ArtifactRef[] = []
+    const requests: RequestLogEntry[] = []
+    for (const [i, t] of traceEntries.entries()) {
+      requests.push(...requestLogFromTrace(t.entries))
+      await scrubTraceZip(t.path, scrubber, secretValues)
+      const name = i === 0 ? 'trace.zip' : `trace-${i + 1}.zip`
+      const kept = join(ctx.runDir, name)
+      await rename(t.path, kept)
+      artifacts.push(await artifactFor(kept, name, 'trace'))
+    }
+    const screenshots = events.tests.flatMap((t) =>
+      t.attachments.filter((a) => a.name === 'screenshot' && a.contentType === 'image/png'),
+    )
+    for (const [i, s] of screenshots.entries()) {
+      const name = i === 0 ? 'screenshot-on-failure.png' : `screenshot-on-failure-${i + 1}.png`
+      const kept = join(ctx.runDir, name)
+      if (
+        await rename(s.path, kept).then(
+          () => true,
+          () => false,
+        )
+      )
+        artifacts.push(await artifactFor(kept, name, 'screenshot'))
+    }
+
+    const passed =
+      !run.aborted &&
+      events.tests.length > 0 &&
+      events.tests.every((t) => t.status === 'passed' || t.status === 'skipped')
+    const error = passed ? undefined : failureOf(run, events, timeoutMs)
+    const steps: StepResult[] = mergeSteps(events, declaredStepNames(code.source), error?.message)
+    const logs: LogLine[] = [...events.logs]
+    if (!passed && events.tests.length === 0 && run.output.trim()) {
+      logs.push({ time: new Date().toISOString(), level: 'error', message: run.output.trim().slice(-4000) })
+    }
+    if (traceEntries.length === 0 && !passed) {
+      logs.push({
+        time: new Date().toISOString(),
+        level: 'warn',
+        message: 'no trace was written: the run ended before its test did',
+      })
+    }
+    ctx.log.debug(
+      { runtimeId: check.runtimeId, exitCode: run.exitCode, elapsedMs: elapsed },
+      'playwright run ended',
+    )
+    const outcome: ProbeOutcome = {
+      status: passed ? 'passed' : 'failed',
+      responseTimeMs: events.tests.reduce((sum, t) => sum + t.durationMs, 0) || elapsed,
+      ...(error ? { error } : {}),
+      assertions: [],
+      steps,
+      logs,
+      artifacts,
+      details: {
+        runtimeId: check.runtimeId,
+        playwrightVersion: runtime.playwrightVersion,
+        requests,
+        exitCode: run.exitCode,
+      },
+    }
+    return scrubDeep(outcome, scrubber)
+  } finally {
+    // The work directory holds unscrubbed output and the secrets file: it never outlives the run.
+    await rm(work, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,119 @@
+// Runs one command in a process group of its own, so a timeout can end the command and everything it
+// started (Playwright workers, browsers) at once. Browsers that Playwright starts in their own group
+// are found by a marker variable in their environment and ended too.
+
+import { spawn } from 'node:child_process'
+import { readdir, readFile } from 'node:fs/promises'
+
+export interface GroupRunOptions {
+  command: string
+  args: string[]
+  cwd: string
+  env: Record<string, string>
+  signal: AbortSignal
+  /** Between SIGTERM and SIGKILL when the run is stopped. */
+  graceMs: number
+  /** `KEY=value` present in the environment of every process of this run; used to sweep stragglers. */
+  marker: string
+  /** Called with each chunk of output, for progress reports. */
+  onOutput?: (chunk: string, stream: 'stdout' | 'stderr') => void
+  /** Characters of combined output kept for the result. */
+  keepChars?: number
+}
+
+export interface GroupRunResult {
+  exitCode: number | null
+  exitSignal: NodeJS.Signals | null
+  /** True when the signal stopped the run before it ended by itself. */
+  aborted: boolean
+  /** The last keepChars characters of stdout and stderr, interleaved. */
+  output: string
+  spawnError?: string
+}
+
+function killGroup(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, sig)
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/** Pids of processes whose environment holds the marker (Linux /proc; elsewhere finds nothing). */
+export async function pidsWithMarker(marker: string): Promise<number[]> {
+  const entries = await readdir('/proc').catch(() => [] as string[])
+  const needle = Buffer.from(`\0${marker}\0`)
+  const found: number[] = []
+  for (const entry of entries) {
+    const pid = Number(entry)
+    if (!Number.isInteger(pid) || pid === process.pid) continue
+    const environ = await readFile(`/proc/${pid}/environ`).catch(() => undefined)
+    if (!environ) continue
+    const padded = Buffer.concat([Buffer.from([0]), environ])
+    if (padded.includes(needle)) found.push(pid)
+  }
+  return found
+}
+
+export async function sweepMarked(marker: string): Promise<number> {
+  const pids = await pidsWithMarker(marker)
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // Already gone.
+    }
+  }
+  return pids.length
+}
+
+export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunResult> {
+  const keep = options.keepChars ?? 64_000
+  return new Promise((resolve) => {
+    let output = ''
+    let aborted = false
+    let killTimer: NodeJS.Timeout | undefined
+    const child = spawn(options.command, options.args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const onData = (stream: 'stdout' | 'stderr') => (data: Buffer) => {
+      const chunk = data.toString('utf8')
+      output = (output + chunk).slice(-keep)
+      options.onOutput?.(chunk, stream)
+    }
+    child.stdout.on('data', onData('stdout'))
+    child.stderr.on('data', onData('stderr'))
+    const stop = () => {
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return
+      aborted = true
+      killGroup(child.pid, 'SIGTERM')
+      killTimer = setTimeout(() => {
+        if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL')
+      }, options.graceMs)
+    }
+    if (options.signal.aborted) stop()
+    else options.signal.addEventListener('abort', stop, { once: true })
+    child.on('error', (err) => {
+      options.signal.removeEventListener('abort', stop)
+      clearTimeout(killTimer)
+      resolve({ exitCode: null, exitSignal: null, aborted, output, spawnError: err.message })
+    })
+    let closed = false
+    child.on('close', () => {
+      closed = true
+    })
+    child.on('exit', async (code, sig) => {
+      options.signal.removeEventListener('abort', stop)
+      clearTimeout(killTimer)
+      // Workers may outlive a crashed main process, and browsers live in groups of their own.
+      if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL')
+      await sweepMarked(options.marker)
+      // Let the pipes drain; bounded, since a straggler could hold them open.
+      for (let i = 0; i < 40 && !closed; i++) await new Promise((r) => setTimeout(r, 25))
+      resolve({ exitCode: code, exitSignal: sig, aborted, output })
+    })
+  })
+}

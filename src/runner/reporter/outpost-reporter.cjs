@@ -1,0 +1,82 @@
+// Playwright Test reporter loaded inside a check run (every runtime, 1.38 onwards). It appends one JSON
+// event per line to a file, synchronously, so that a run killed at its timeout still leaves behind
+// every step and every line of output it produced up to that moment.
+// CommonJS without dependencies: it runs under whichever Playwright the runtime has.
+const { appendFileSync } = require('node:fs')
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes are control characters.
+const ANSI = /\u001b\[[0-9;]*m/g
+const clean = (s) => String(s ?? '').replace(ANSI, '')
+
+function errorText(error) {
+  if (!error) return undefined
+  const message = clean(error.message ?? error.value ?? 'error')
+  return message.length > 4000 ? `${message.slice(0, 4000)}…` : message
+}
+
+function isTopLevelUserStep(step) {
+  if (step.category !== 'test.step') return false
+  for (let p = step.parent; p; p = p.parent) if (p.category === 'test.step') return false
+  return true
+}
+
+class OutpostReporter {
+  constructor(options) {
+    this.file = options.outFile
+    this.started = new Map()
+  }
+  emit(event) {
+    appendFileSync(this.file, `${JSON.stringify({ ...event, at: Date.now() })}\n`)
+  }
+  printsToStdio() {
+    return false
+  }
+  onBegin(_config, suite) {
+    this.emit({ type: 'begin', tests: suite.allTests().length })
+  }
+  onTestBegin(test) {
+    this.emit({ type: 'test-begin', title: test.title, file: test.location.file, tags: test.tags ?? [] })
+  }
+  onStepBegin(_test, _result, step) {
+    if (!isTopLevelUserStep(step)) return
+    this.emit({ type: 'step-begin', title: clean(step.title) })
+  }
+  onStepEnd(_test, _result, step) {
+    if (!isTopLevelUserStep(step)) return
+    this.emit({
+      type: 'step-end',
+      title: clean(step.title),
+      durationMs: step.duration,
+      error: errorText(step.error),
+    })
+  }
+  onStdOut(chunk, test) {
+    this.emit({ type: 'stdout', text: clean(chunk), inTest: Boolean(test) })
+  }
+  onStdErr(chunk, test) {
+    this.emit({ type: 'stderr', text: clean(chunk), inTest: Boolean(test) })
+  }
+  onTestEnd(test, result) {
+    this.emit({
+      type: 'test-end',
+      title: test.title,
+      titlePath: test.titlePath().filter(Boolean),
+      project: test.parent?.project()?.name ?? '',
+      status: result.status,
+      expectedStatus: test.expectedStatus,
+      durationMs: result.duration,
+      error: errorText(result.error),
+      attachments: result.attachments
+        .filter((a) => a.path)
+        .map((a) => ({ name: a.name, path: a.path, contentType: a.contentType })),
+    })
+  }
+  onError(error) {
+    this.emit({ type: 'error', error: errorText(error) })
+  }
+  onEnd(result) {
+    this.emit({ type: 'end', status: result.status })
+  }
+}
+
+module.exports = OutpostReporter
