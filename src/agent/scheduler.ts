@@ -82,6 +82,8 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
       .add(() => execute(job, name))
       .catch((err: unknown) => {
         busy.delete(job.check.logicalId)
+        // p-queue rejects jobs it drops on clear(): those never started, and the drain counts them.
+        if (err instanceof DOMException && err.name === 'AbortError') return
         deps.log.error({ err, checkId: job.check.logicalId }, 'job failed outside its run')
       })
   }
