@@ -45,8 +45,6 @@ export const AssertionSource = {
   LATENCY: 'LATENCY',
   /** ICMP: percent of packets lost (0..100). */
   PACKET_LOSS: 'PACKET_LOSS',
-  /** ICMP: the ping summary as JSON; property is a JSONPath. */
-  JSON_RESPONSE: 'JSON_RESPONSE',
 } as const
 export type AssertionSource = (typeof AssertionSource)[keyof typeof AssertionSource]
 
@@ -56,7 +54,7 @@ export const ASSERTION_SOURCES_BY_TYPE = {
   API: ['STATUS_CODE', 'HEADERS', 'TEXT_BODY', 'JSON_BODY', 'RESPONSE_TIME'],
   DNS: ['RESPONSE_CODE', 'RESPONSE_TIME', 'TEXT_ANSWER', 'JSON_ANSWER'],
   TCP: ['RESPONSE_DATA', 'RESPONSE_TIME'],
-  ICMP: ['LATENCY', 'PACKET_LOSS', 'JSON_RESPONSE'],
+  ICMP: ['LATENCY', 'PACKET_LOSS'],
 } as const satisfies Record<string, readonly AssertionSource[]>
 
 export const ICMP_LATENCY_PROPERTIES = ['avg', 'min', 'max', 'stdDev'] as const

@@ -1,0 +1,68 @@
+// `outpost validate [dir]`: load every check file and report every problem, without running anything.
+
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { formatDiagnostic } from '../../constructs/diagnostics.ts'
+import { ChecksDirectoryError, loadChecks } from '../../loader/load-checks.ts'
+
+export interface CommandIo {
+  stdout: (s: string) => void
+  stderr: (s: string) => void
+  cwd: string
+}
+
+export const VALIDATE_USAGE = `usage: outpost validate [dir]
+
+Loads the check files in dir (default: ./checks if it exists, else examples/checks), matching
+**/*.check.{ts,js,mjs} (or checks.checkMatch in dir/outpost.config.ts), and reports every problem as
+  file: logicalId: property: reason
+Exit code: 0 all checks valid, 1 problems found, 2 usage error.
+`
+
+/** ./checks when the user has one, else the bundled examples (resolved against cwd). */
+export function defaultChecksDir(cwd: string): string {
+  return existsSync(resolve(cwd, 'checks')) ? 'checks' : 'examples/checks'
+}
+
+export async function validateCommand(args: string[], io: CommandIo): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(VALIDATE_USAGE)
+    return 0
+  }
+  const unknownOption = args.find((a) => a.startsWith('-'))
+  if (unknownOption !== undefined) {
+    io.stderr(`outpost validate: unknown option ${unknownOption}\n${VALIDATE_USAGE}`)
+    return 2
+  }
+  if (args.length > 1) {
+    io.stderr(`outpost validate: expected at most one directory, got ${args.length}\n${VALIDATE_USAGE}`)
+    return 2
+  }
+  const dir = args[0] ?? defaultChecksDir(io.cwd)
+  let loaded: Awaited<ReturnType<typeof loadChecks>>
+  try {
+    loaded = await loadChecks(resolve(io.cwd, dir))
+  } catch (error) {
+    if (error instanceof ChecksDirectoryError) {
+      io.stderr(`outpost validate: ${dir} is not a directory\n`)
+      return 2
+    }
+    throw error
+  }
+  if (loaded.files.length === 0) {
+    io.stderr(`outpost validate: no check files in ${dir} (looked for **/*.check.{ts,js,mjs})\n`)
+    return 1
+  }
+  for (const diagnostic of loaded.diagnostics) io.stdout(`${formatDiagnostic(diagnostic)}\n`)
+  const fileCount = `${loaded.files.length} file${loaded.files.length === 1 ? '' : 's'}`
+  if (loaded.diagnostics.length > 0) {
+    const n = loaded.diagnostics.length
+    const valid = `${loaded.checks.length} valid check${loaded.checks.length === 1 ? '' : 's'}`
+    io.stdout(`${n} problem${n === 1 ? '' : 's'} in ${dir} (${valid} in ${fileCount})\n`)
+    return 1
+  }
+  io.stdout(
+    `${loaded.checks.length} check${loaded.checks.length === 1 ? '' : 's'} in ${fileCount} valid (${dir})\n`,
+  )
+  return 0
+}
