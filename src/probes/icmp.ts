@@ -195,23 +195,24 @@ function spawnError(command: string, run: Extract<PingRun, { kind: 'spawn-error'
 
 /** ping stopped before sending: classify its complaint on stderr. */
 function toolError(host: string, run: Extract<PingRun, { kind: 'exited' }>): ResultError {
+  const text = `${run.stderr}\n${run.stdout}`
+  const dns = firstMatchingLine(
+    text,
+    /Name or service not known|Temporary failure in name resolution|No address associated|unknown host/i,
+  )
+  if (dns) return { code: 'DNS_FAILURE', message: `could not resolve ${host}: ${dns}` }
+  const family = firstMatchingLine(text, /Address family for hostname not supported/i)
+  if (family)
+    return { code: 'DNS_FAILURE', message: `${host} has no address in the requested IP family: ${family}` }
+  // iputils prints several lines here ("socktype: SOCK_RAW", "socket: Operation not permitted", a hint).
+  const permission = firstMatchingLine(text, /Operation not permitted|Permission denied/i)
+  if (permission) return { code: 'ICMP_NOT_PERMITTED', message: `${permission}; ${ICMP_PERMISSION_HINT}` }
+  const network = firstMatchingLine(
+    text,
+    /Network is unreachable|No route to host|Cannot assign requested address/i,
+  )
+  if (network) return { code: 'NETWORK_UNREACHABLE', message: `cannot reach ${host}: ${network}` }
   const line = firstLine(run.stderr) ?? firstLine(run.stdout) ?? `ping exited with status ${run.exitCode}`
-  if (
-    /Name or service not known|Temporary failure in name resolution|No address associated|unknown host/i.test(
-      line,
-    )
-  ) {
-    return { code: 'DNS_FAILURE', message: `could not resolve ${host}: ${line}` }
-  }
-  if (/Address family for hostname not supported/i.test(line)) {
-    return { code: 'DNS_FAILURE', message: `${host} has no address in the requested IP family: ${line}` }
-  }
-  if (/Operation not permitted|Permission denied|socket:|cap_net_raw/i.test(line)) {
-    return { code: 'ICMP_NOT_PERMITTED', message: `${line}; ${ICMP_PERMISSION_HINT}` }
-  }
-  if (/Network is unreachable|No route to host|Cannot assign requested address/i.test(line)) {
-    return { code: 'NETWORK_UNREACHABLE', message: `cannot reach ${host}: ${line}` }
-  }
   return { code: 'PING_FAILED', message: `ping to ${host} failed: ${line}` }
 }
 

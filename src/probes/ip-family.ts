@@ -81,6 +81,8 @@ export async function lookupFamilyAddresses(host: string, family: 4 | 6): Promis
  * when the kernel has no IPv6, EADDRNOTAVAIL when IPv6 is disabled, ENETUNREACH without a route.
  */
 export function checkIpv6Route(address: string): Promise<RouteCheck> {
+  // A name here would make dgram resolve it: only literals, so this check never causes traffic.
+  if (isIP(address) !== 6) return Promise.resolve({ ok: false, reason: `"${address}" is not an IPv6 address` })
   return new Promise((resolve) => {
     let socket: ReturnType<typeof createSocket>
     try {
@@ -101,8 +103,11 @@ export function checkIpv6Route(address: string): Promise<RouteCheck> {
     }
     socket.once('error', (error) => finish({ ok: false, reason: describeSocketError(error) }))
     try {
-      // Port 9 (discard) is arbitrary: connect() on UDP only records the peer.
-      socket.connect(9, address, () => finish({ ok: true }))
+      // Port 9 (discard) is arbitrary: connect() on UDP only records the peer. Node reports a failed
+      // connect through the callback's argument, not through 'error'.
+      socket.connect(9, address, (error?: unknown) => {
+        finish(error ? { ok: false, reason: describeSocketError(error) } : { ok: true })
+      })
     } catch (error) {
       finish({ ok: false, reason: describeSocketError(error) })
     }
