@@ -48,7 +48,7 @@ const ABORT_GRACE_MS = 5000
 
 export async function startAgent(deps: AgentDeps): Promise<Agent> {
   const { config, log } = deps
-  const lifecycle = createLifecycle((from, to) => log.info({ from, to }, `agent ${to}`))
+  const lifecycle = createLifecycle((from, to) => log.info({ from, to }, `lifecycle: ${from} -> ${to}`))
   const metrics = createAgentMetrics({ version: deps.info.version, flavor: deps.info.flavor })
   const health = await startHealthServer({
     lifecycle,

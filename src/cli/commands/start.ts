@@ -9,6 +9,8 @@ import { createDefaultExecutors } from '../../agent/default-executors.ts'
 import { createLocalSource } from '../../agent/local-source.ts'
 import { type AgentConfig, knownSecrets, loadAgentConfig } from '../../config/agent-config.ts'
 import { ConfigError } from '../../config/config-error.ts'
+import { formatDiagnostic } from '../../constructs/diagnostics.ts'
+import { loadChecks } from '../../loader/load-checks.ts'
 import type { CheckDefinition } from '../../model/checks.ts'
 import { createScrubber } from '../../secrets/scrubber.ts'
 import { createLogger, type Logger } from '../../telemetry/logger.ts'
@@ -62,7 +64,7 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
     io.stderr(`outpost start: checks directory ${checksDir} does not exist (pass --checks <dir>)\n`)
     return ExitCode.usage
   }
-  const checks = await loadLocalChecks(checksDir, log)
+  const checks = await loadLocalChecks(checksDir, io, log)
   if (checks === undefined) return ExitCode.usage
 
   const agent = await startAgent({
@@ -90,9 +92,18 @@ function resolveChecksDir(option: string | undefined, cwd: string): string {
   return existsSync(local) ? local : path.resolve(import.meta.dirname, '../../../examples/checks')
 }
 
-async function loadLocalChecks(dir: string, log: Logger): Promise<CheckDefinition[] | undefined> {
-  log.warn({ dir }, 'no check loader yet')
-  return []
+async function loadLocalChecks(dir: string, io: CliIo, log: Logger): Promise<CheckDefinition[] | undefined> {
+  const loaded = await loadChecks(dir)
+  if (loaded.diagnostics.length > 0) {
+    // A daemon that silently skipped a broken check would leave a gap nobody notices: refuse to start.
+    for (const d of loaded.diagnostics) io.stderr(`${formatDiagnostic(d)}\n`)
+    io.stderr(
+      `outpost start: ${loaded.diagnostics.length} problem(s) in the checks in ${dir}; fix them (see 'outpost validate') and start again\n`,
+    )
+    return undefined
+  }
+  log.debug({ files: loaded.files, configFile: loaded.configFile }, 'checks loaded')
+  return loaded.checks
 }
 
 /** First SIGTERM/SIGINT drains; a second one abandons the drain and exits after flushing. */
