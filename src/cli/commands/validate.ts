@@ -1,11 +1,13 @@
 // `outpost validate [dir]`: load every check file and report every problem, without running anything.
 
 import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { relative, resolve } from 'node:path'
 import { formatDiagnostic } from '../../constructs/diagnostics.ts'
 import { ChecksDirectoryError, loadChecks } from '../../loader/load-checks.ts'
+import { ExitCode } from '../io.ts'
 
-export interface CommandIo {
+/** The part of CliIo this command uses, so tests can call it with less. */
+export interface ValidateIo {
   stdout: (s: string) => void
   stderr: (s: string) => void
   cwd: string
@@ -19,39 +21,41 @@ Loads the check files in dir (default: ./checks if it exists, else examples/chec
 Exit code: 0 all checks valid, 1 problems found, 2 usage error.
 `
 
-/** ./checks when the user has one, else the bundled examples (resolved against cwd). */
+/** ./checks when the user has one, else this package's examples (the same rule as `outpost start`). */
 export function defaultChecksDir(cwd: string): string {
-  return existsSync(resolve(cwd, 'checks')) ? 'checks' : 'examples/checks'
+  const local = resolve(cwd, 'checks')
+  return existsSync(local) ? local : resolve(import.meta.dirname, '../../../examples/checks')
 }
 
-export async function validateCommand(args: string[], io: CommandIo): Promise<number> {
+export async function validateCommand(args: string[], io: ValidateIo): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
     io.stdout(VALIDATE_USAGE)
-    return 0
+    return ExitCode.ok
   }
   const unknownOption = args.find((a) => a.startsWith('-'))
   if (unknownOption !== undefined) {
     io.stderr(`outpost validate: unknown option ${unknownOption}\n${VALIDATE_USAGE}`)
-    return 2
+    return ExitCode.usage
   }
   if (args.length > 1) {
     io.stderr(`outpost validate: expected at most one directory, got ${args.length}\n${VALIDATE_USAGE}`)
-    return 2
+    return ExitCode.usage
   }
-  const dir = args[0] ?? defaultChecksDir(io.cwd)
+  const absolute = args[0] === undefined ? defaultChecksDir(io.cwd) : resolve(io.cwd, args[0])
+  const dir = args[0] ?? (relative(io.cwd, absolute) || '.')
   let loaded: Awaited<ReturnType<typeof loadChecks>>
   try {
-    loaded = await loadChecks(resolve(io.cwd, dir))
+    loaded = await loadChecks(absolute)
   } catch (error) {
     if (error instanceof ChecksDirectoryError) {
       io.stderr(`outpost validate: ${dir} is not a directory\n`)
-      return 2
+      return ExitCode.usage
     }
     throw error
   }
   if (loaded.files.length === 0) {
     io.stderr(`outpost validate: no check files in ${dir} (looked for **/*.check.{ts,js,mjs})\n`)
-    return 1
+    return ExitCode.failed
   }
   for (const diagnostic of loaded.diagnostics) io.stdout(`${formatDiagnostic(diagnostic)}\n`)
   const fileCount = `${loaded.files.length} file${loaded.files.length === 1 ? '' : 's'}`
@@ -59,10 +63,10 @@ export async function validateCommand(args: string[], io: CommandIo): Promise<nu
     const n = loaded.diagnostics.length
     const valid = `${loaded.checks.length} valid check${loaded.checks.length === 1 ? '' : 's'}`
     io.stdout(`${n} problem${n === 1 ? '' : 's'} in ${dir} (${valid} in ${fileCount})\n`)
-    return 1
+    return ExitCode.failed
   }
   io.stdout(
     `${loaded.checks.length} check${loaded.checks.length === 1 ? '' : 's'} in ${fileCount} valid (${dir})\n`,
   )
-  return 0
+  return ExitCode.ok
 }
