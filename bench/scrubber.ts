@@ -33,6 +33,7 @@ function seededRandom(seed: number): Random {
 }
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+const WORDS = `${ALNUM}    `
 const SPECIAL = ' !"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~'
 const NON_ASCII = 'éüßøñçåÆ€£¥中文字😀🔑ğıłść'
 
@@ -90,7 +91,7 @@ function traceLine(random: Random, secrets: readonly string[], n: number): strin
     case 1: {
       const body =
         secret === undefined
-          ? JSON.stringify({ item: random.int(1000), note: randomString(random, 40, ALNUM + ' ') })
+          ? JSON.stringify({ item: random.int(1000), note: randomString(random, 40, WORDS) })
           : JSON.stringify({ user: 'svc', password: secret })
       return JSON.stringify({
         type: 'resource-snapshot',
@@ -115,7 +116,7 @@ function traceLine(random: Random, secrets: readonly string[], n: number): strin
       return JSON.stringify({ type: 'log', time, message: `POST /oauth/token body=${form}` })
     }
     case 3: {
-      const cell = secret === undefined ? randomString(random, 30, ALNUM + ' ') : secret
+      const cell = secret === undefined ? randomString(random, 30, WORDS) : secret
       return JSON.stringify({
         type: 'frame-snapshot',
         html: `<html><body><table><tr><td class="v">${htmlEscape(cell)}</td></tr></table></body></html>`,
