@@ -10,7 +10,7 @@ import type { Scrubber } from '../secrets/scrubber.ts'
 import type { Logger } from '../telemetry/logger.ts'
 import { type AgentMetrics, createAgentMetrics } from '../telemetry/metrics.ts'
 import { type ExecutorTable, executorFor } from './executors.ts'
-import { startHealthServer } from './health-server.ts'
+import { type HealthServer, type HealthServerOptions, startHealthServer } from './health-server.ts'
 import type { JobSource } from './job-source.ts'
 import { createLifecycle, type Lifecycle } from './lifecycle.ts'
 import { createQueues } from './queues.ts'
@@ -29,6 +29,11 @@ export interface AgentDeps {
   extraSinks?: ResultSink[]
   /** Replaces results.ndjson entirely when given. */
   sink?: ResultSink
+  /**
+   * Test sessions run beside a daemon that may hold the health port already; there a busy port is
+   * a warning, not a failure (checks against the port then reach the daemon's server).
+   */
+  healthServerOptional?: boolean
   now?: () => number
 }
 
@@ -46,17 +51,26 @@ export interface Agent {
 
 const ABORT_GRACE_MS = 5000
 
+async function startHealth(options: HealthServerOptions, deps: AgentDeps): Promise<HealthServer> {
+  try {
+    const health = await startHealthServer(options)
+    deps.log.info({ port: health.port }, `health server listening on ${options.host}:${health.port}`)
+    return health
+  } catch (error) {
+    if (!deps.healthServerOptional || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error
+    deps.log.warn({ port: options.port }, `health server not started: port ${options.port} is in use`)
+    return { port: options.port, close: async () => {} }
+  }
+}
+
 export async function startAgent(deps: AgentDeps): Promise<Agent> {
   const { config, log } = deps
   const lifecycle = createLifecycle((from, to) => log.info({ from, to }, `lifecycle: ${from} -> ${to}`))
   const metrics = createAgentMetrics({ version: deps.info.version, flavor: deps.info.flavor })
-  const health = await startHealthServer({
-    lifecycle,
-    metrics,
-    host: config.listenHost,
-    port: config.healthPort,
-  })
-  log.info({ port: health.port }, `health server listening on ${config.listenHost}:${health.port}`)
+  const health = await startHealth(
+    { lifecycle, metrics, host: config.listenHost, port: config.healthPort },
+    deps,
+  )
 
   await mkdir(config.dataDir, { recursive: true })
   const ndjson = deps.sink

@@ -18,6 +18,14 @@ const COMMANDS: Record<string, CommandEntry> = {
     summary: 'run the agent (same as start until the hub arrives)',
     load: async () => (await import('./commands/start.ts')).startCommand,
   },
+  validate: {
+    summary: 'check monitors as code for problems, without running them',
+    load: async () => (await import('./commands/validate.ts')).validateCommand,
+  },
+  test: {
+    summary: 'run each check once as a test session and report',
+    load: async () => (await import('./commands/test.ts')).testCommand,
+  },
   version: {
     summary: "print the agent's version",
     load: async () => (await import('./commands/version.ts')).versionCommand,

@@ -1,20 +1,13 @@
 // `outpost start`: the agent on local checks (monitors as code), writing results.ndjson.
 
-import { existsSync } from 'node:fs'
-import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { type Agent, startAgent } from '../../agent/agent.ts'
 import { loadOrCreateAgentId } from '../../agent/agent-id.ts'
 import { createDefaultExecutors } from '../../agent/default-executors.ts'
 import { createLocalSource } from '../../agent/local-source.ts'
-import { type AgentConfig, knownSecrets, loadAgentConfig } from '../../config/agent-config.ts'
-import { ConfigError } from '../../config/config-error.ts'
-import { formatDiagnostic } from '../../constructs/diagnostics.ts'
-import { loadChecks } from '../../loader/load-checks.ts'
-import type { CheckDefinition } from '../../model/checks.ts'
-import { createScrubber } from '../../secrets/scrubber.ts'
-import { createLogger, type Logger } from '../../telemetry/logger.ts'
+import type { Logger } from '../../telemetry/logger.ts'
 import { AGENT_VERSION } from '../../version.ts'
+import { loadChecksOrExplain, resolveChecksDir, setUpAgent } from '../agent-setup.ts'
 import { type CliIo, ExitCode } from '../io.ts'
 
 export const START_USAGE = `usage: outpost start [--checks <dir>]
@@ -46,26 +39,12 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
     io.stdout(`${START_USAGE}\n`)
     return ExitCode.ok
   }
-
-  let config: Readonly<AgentConfig>
-  try {
-    config = loadAgentConfig(io.env, io.cwd)
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      io.stderr(`outpost: ${error.message}\n`)
-      return ExitCode.usage
-    }
-    throw error
-  }
-  const scrubber = createScrubber(knownSecrets(config))
-  const log = createLogger({ level: config.logLevel, scrubber })
+  const setup = setUpAgent(io, { command: 'start' })
+  if (typeof setup === 'number') return setup
+  const { config, scrubber, log } = setup
   const checksDir = resolveChecksDir(values.checks, io.cwd)
-  if (!existsSync(checksDir)) {
-    io.stderr(`outpost start: checks directory ${checksDir} does not exist (pass --checks <dir>)\n`)
-    return ExitCode.usage
-  }
-  const checks = await loadLocalChecks(checksDir, io, log)
-  if (checks === undefined) return ExitCode.usage
+  const checks = await loadChecksOrExplain(checksDir, io, 'start')
+  if (typeof checks === 'number') return checks
 
   const agent = await startAgent({
     config,
@@ -84,26 +63,6 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
   log.info('agent stopped')
   log.flush()
   return ExitCode.ok
-}
-
-function resolveChecksDir(option: string | undefined, cwd: string): string {
-  if (option) return path.resolve(cwd, option)
-  const local = path.resolve(cwd, 'checks')
-  return existsSync(local) ? local : path.resolve(import.meta.dirname, '../../../examples/checks')
-}
-
-async function loadLocalChecks(dir: string, io: CliIo, log: Logger): Promise<CheckDefinition[] | undefined> {
-  const loaded = await loadChecks(dir)
-  if (loaded.diagnostics.length > 0) {
-    // A daemon that silently skipped a broken check would leave a gap nobody notices: refuse to start.
-    for (const d of loaded.diagnostics) io.stderr(`${formatDiagnostic(d)}\n`)
-    io.stderr(
-      `outpost start: ${loaded.diagnostics.length} problem(s) in the checks in ${dir}; fix them (see 'outpost validate') and start again\n`,
-    )
-    return undefined
-  }
-  log.debug({ files: loaded.files, configFile: loaded.configFile }, 'checks loaded')
-  return loaded.checks
 }
 
 /** First SIGTERM/SIGINT drains; a second one abandons the drain and exits after flushing. */

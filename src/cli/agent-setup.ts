@@ -1,0 +1,81 @@
+// What `start` and `test` share: configuration (exit 2 on a bad value), the scrubber, the logger,
+// and loading monitors as code (exit 2 on any diagnostic).
+
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import pino from 'pino'
+import { type AgentConfig, knownSecrets, loadAgentConfig } from '../config/agent-config.ts'
+import { ConfigError } from '../config/config-error.ts'
+import { formatDiagnostic } from '../constructs/diagnostics.ts'
+import { ChecksDirectoryError, loadChecks } from '../loader/load-checks.ts'
+import type { CheckDefinition } from '../model/checks.ts'
+import { createScrubber, type Scrubber } from '../secrets/scrubber.ts'
+import { createLogger, type Logger, type LogLevel } from '../telemetry/logger.ts'
+import { type CliIo, ExitCode } from './io.ts'
+
+export interface AgentSetup {
+  config: Readonly<AgentConfig>
+  scrubber: Scrubber
+  log: Logger
+}
+
+export function setUpAgent(
+  io: CliIo,
+  options: {
+    command: string
+    toStderr?: boolean
+    defaultLevel?: LogLevel
+    overrides?: Record<string, string>
+  },
+): AgentSetup | number {
+  let config: Readonly<AgentConfig>
+  try {
+    config = loadAgentConfig({ ...io.env, ...options.overrides }, io.cwd)
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.stderr(`outpost: ${error.message}\n`)
+      return ExitCode.usage
+    }
+    throw error
+  }
+  const scrubber = createScrubber(knownSecrets(config))
+  const level = io.env.LOG_LEVEL ? config.logLevel : (options.defaultLevel ?? config.logLevel)
+  const log = createLogger({
+    level,
+    scrubber,
+    // Reporters own stdout in a test session; logs then go to stderr.
+    ...(options.toStderr ? { destination: pino.destination({ fd: 2, sync: true }), pretty: false } : {}),
+  })
+  return { config, scrubber, log }
+}
+
+/** ./checks when the user has one, else the bundled examples. */
+export function resolveChecksDir(option: string | undefined, cwd: string): string {
+  if (option) return path.resolve(cwd, option)
+  const local = path.resolve(cwd, 'checks')
+  return existsSync(local) ? local : path.resolve(import.meta.dirname, '../../examples/checks')
+}
+
+export async function loadChecksOrExplain(
+  dir: string,
+  io: CliIo,
+  command: string,
+): Promise<CheckDefinition[] | number> {
+  let loaded: Awaited<ReturnType<typeof loadChecks>>
+  try {
+    loaded = await loadChecks(dir)
+  } catch (error) {
+    if (!(error instanceof ChecksDirectoryError)) throw error
+    io.stderr(`outpost ${command}: checks directory ${dir} does not exist or is not a directory\n`)
+    return ExitCode.usage
+  }
+  if (loaded.diagnostics.length > 0) {
+    // Running around a broken check would leave a gap nobody notices: refuse, and say what to fix.
+    for (const d of loaded.diagnostics) io.stderr(`${formatDiagnostic(d)}\n`)
+    io.stderr(
+      `outpost ${command}: ${loaded.diagnostics.length} problem(s) in the checks in ${dir}; fix them (see 'outpost validate') and try again\n`,
+    )
+    return ExitCode.usage
+  }
+  return loaded.checks
+}
