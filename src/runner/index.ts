@@ -1,11 +1,14 @@
 // The Playwright runner: Probes for multistep checks, browser checks and check suites, built from
 // their dependencies. Importing this module does nothing; only the full agent flavor imports it.
 
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { BrowserCheck, MultiStepCheck, PlaywrightCheckSuite } from '../model/checks.ts'
 import type { Probe } from '../model/probe.ts'
 import type { Logger } from '../telemetry/logger.ts'
 import { runPlaywrightCheck } from './playwright-run.ts'
 import { type RuntimeStatus, verifyRuntimes } from './runtimes.ts'
+import type { PackageManager } from './suite/package-manager.ts'
 import { runSuite } from './suite/run-suite.ts'
 
 export type { RuntimeStatus } from './runtimes.ts'
@@ -34,6 +37,8 @@ export interface PlaywrightRunnerOptions {
    * agent adds them to its own scrubber so nothing logged later can carry them.
    */
   onSecrets?: (values: string[]) => void
+  /** Package manager executables for suites. Default: npm from PATH; pnpm, yarn, bun from this package. */
+  packageManagers?: Partial<Record<PackageManager, string>>
 }
 
 export interface PlaywrightRunner {
@@ -42,6 +47,12 @@ export interface PlaywrightRunner {
   suite: Probe<PlaywrightCheckSuite>
   /** Verifies every runtime now (and logs the broken ones); later runs use the result. */
   verifyRuntimes(): Promise<RuntimeStatus[]>
+}
+
+/** pnpm, yarn and bun come with the agent as npm dependencies (bun's package ships its binary). */
+function bundledPackageManagers(): Partial<Record<PackageManager, string>> {
+  const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'node_modules', '.bin')
+  return { pnpm: join(bin, 'pnpm'), yarn: join(bin, 'yarn'), bun: join(bin, 'bun') }
 }
 
 export function createPlaywrightRunner(options: PlaywrightRunnerOptions): PlaywrightRunner {
@@ -78,6 +89,7 @@ export function createPlaywrightRunner(options: PlaywrightRunnerOptions): Playwr
           graceMs: deps.graceMs,
           progressEveryMs: options.progressEveryMs ?? 30_000,
           onSecrets: options.onSecrets,
+          packageManagers: { ...bundledPackageManagers(), ...options.packageManagers },
         },
         check,
         ctx,

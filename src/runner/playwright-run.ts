@@ -12,6 +12,12 @@ import type { ArtifactRef, LogLine, StepResult } from '../model/result.ts'
 import { createScrubber } from '../secrets/scrubber.ts'
 import { artifactFor } from './artifacts.ts'
 import { buildChildEnv, checkSecretValues } from './child-env.ts'
+import {
+  parseSecretFile,
+  quoteNodeOption,
+  readTextOrEmpty,
+  withCredentialParts,
+} from './collected-secrets.ts'
 import { declaredStepNames } from './declared-steps.ts'
 import { runConfigSource } from './playwright-config.ts'
 import { CodeError, prepareCode } from './prepare-code.ts'
@@ -43,44 +49,6 @@ const failed = (code: string, message: string): ProbeOutcome => ({
   error: { code, message },
   assertions: [],
 })
-
-function quoteNodeOption(s: string): string {
-  return `"${s.replace(/(["\\])/g, '\\$1')}"`
-}
-
-async function readLines(path: string): Promise<string> {
-  return readFile(path, 'utf8').catch(() => '')
-}
-
-interface CollectedSecrets {
-  runtime: string[]
-  authorization: string[]
-}
-
-function parseSecretFile(text: string): CollectedSecrets {
-  const out: CollectedSecrets = { runtime: [], authorization: [] }
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue
-    try {
-      const { key, value } = JSON.parse(line) as { key: string; value: string }
-      if (key === 'SERVICE_SECRET_AUTHORIZATION') out.authorization.push(value)
-      else out.runtime.push(value)
-    } catch {
-      // A line cut short by a kill: nothing to read.
-    }
-  }
-  return out
-}
-
-/** The credential of `Bearer xyz` on its own too, so it is caught wherever it shows up alone. */
-function withCredentialParts(values: string[]): string[] {
-  const out = new Set(values)
-  for (const v of values) {
-    const space = v.indexOf(' ')
-    if (space > 0) out.add(v.slice(space + 1).trim())
-  }
-  return [...out].filter((v) => v.length > 0)
-}
 
 function failureOf(
   run: GroupRunResult,
@@ -188,8 +156,8 @@ export async function runPlaywrightCheck(
       marker,
     })
     const elapsed = Date.now() - started
-    const events = parseRunEvents(await readLines(eventsFile))
-    const collected = parseSecretFile(await readLines(secretsFile))
+    const events = parseRunEvents(await readTextOrEmpty(eventsFile))
+    const collected = parseSecretFile(await readTextOrEmpty(secretsFile))
 
     // Traces first: the Authorization values they hold are secrets on 2025.04 and later.
     const traces = events.tests.flatMap((t) => t.attachments.filter((a) => a.name === 'trace'))

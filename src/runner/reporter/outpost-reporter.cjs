@@ -22,7 +22,8 @@ function isTopLevelUserStep(step) {
 
 class OutpostReporter {
   constructor(options) {
-    this.file = options.outFile
+    // Suites name our reporter on the command line, where it cannot take options: the file comes by env.
+    this.file = options?.outFile ?? process.env.OUTPOST_REPORTER_FILE
     this.started = new Map()
   }
   emit(event) {
@@ -60,7 +61,8 @@ class OutpostReporter {
     this.emit({
       type: 'test-end',
       title: test.title,
-      titlePath: test.titlePath().filter(Boolean),
+      // Without the root and project suites: file, describe blocks, title.
+      titlePath: test.titlePath().slice(2).filter(Boolean),
       project: test.parent?.project()?.name ?? '',
       status: result.status,
       expectedStatus: test.expectedStatus,

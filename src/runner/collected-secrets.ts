@@ -1,0 +1,44 @@
+// Reading what a run's secret probe (reporter/secret-probe.cjs) recorded.
+
+import { readFile } from 'node:fs/promises'
+
+export interface CollectedSecrets {
+  /** Values assigned to process.env.SERVICE_SECRET_* during the run. */
+  runtime: string[]
+  /** Authorization header values the run sent (recorded on runtimes that scrub them). */
+  authorization: string[]
+}
+
+export async function readTextOrEmpty(path: string): Promise<string> {
+  return readFile(path, 'utf8').catch(() => '')
+}
+
+export function parseSecretFile(text: string): CollectedSecrets {
+  const out: CollectedSecrets = { runtime: [], authorization: [] }
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue
+    try {
+      const { key, value } = JSON.parse(line) as { key: string; value: string }
+      if (key === 'SERVICE_SECRET_AUTHORIZATION') out.authorization.push(value)
+      else out.runtime.push(value)
+    } catch {
+      // A line cut short by a kill: nothing to read.
+    }
+  }
+  return out
+}
+
+/** The credential of `Bearer xyz` on its own too, so it is caught wherever it shows up alone. */
+export function withCredentialParts(values: string[]): string[] {
+  const out = new Set(values)
+  for (const v of values) {
+    const space = v.indexOf(' ')
+    if (space > 0) out.add(v.slice(space + 1).trim())
+  }
+  return [...out].filter((v) => v.length > 0)
+}
+
+/** A path as one NODE_OPTIONS argument, whatever spaces or quotes it holds. */
+export function quoteNodeOption(s: string): string {
+  return `"${s.replace(/(["\\])/g, '\\$1')}"`
+}
