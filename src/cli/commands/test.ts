@@ -95,7 +95,8 @@ export async function testCommand(args: string[], io: CliIo): Promise<number> {
     },
   })
   const interrupted = await waitOrInterrupt(done)
-  await (interrupted ? (agent.stopNow(), agent.stopped) : agent.stop())
+  if (interrupted) agent.stopNow()
+  await agent.stop()
   const durationMs = Date.now() - started
   const ordered = checks.flatMap((c) => results.filter((r) => r.checkId === c.logicalId))
 
