@@ -130,6 +130,8 @@ async function importCheckFile(
 class ImportTimeout extends Error {}
 
 async function importWithTimeout(url: string, timeoutMs: number): Promise<unknown> {
+  // Not unref'd: the caller may be awaiting nothing else, and an unref'd timer would let Node exit
+  // mid-load. It is cleared as soon as the import settles.
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -141,8 +143,6 @@ async function importWithTimeout(url: string, timeoutMs: number): Promise<unknow
         ),
       timeoutMs,
     )
-    // A stuck import must not keep the process alive once the caller is done with the load.
-    timer.unref()
   })
   try {
     return await Promise.race([import(url), timeout])
