@@ -2,37 +2,35 @@
 // to find the actual value for a source/property (its `resolve` function); comparing that value
 // with the target is the same everywhere, so a user sees one set of rules.
 
+import { Comparison } from '../model/assertions.ts'
 import type { Assertion } from '../model/checks.ts'
 import type { AssertionResult } from '../model/result.ts'
 import { isPlainObject } from './json-path.ts'
 
-export const Comparison = {
-  EQUALS: 'EQUALS',
-  NOT_EQUALS: 'NOT_EQUALS',
-  LESS_THAN: 'LESS_THAN',
-  LESS_THAN_OR_EQUAL: 'LESS_THAN_OR_EQUAL',
-  GREATER_THAN: 'GREATER_THAN',
-  GREATER_THAN_OR_EQUAL: 'GREATER_THAN_OR_EQUAL',
-  CONTAINS: 'CONTAINS',
-  NOT_CONTAINS: 'NOT_CONTAINS',
-  MATCHES: 'MATCHES',
-  IS_EMPTY: 'IS_EMPTY',
-  NOT_EMPTY: 'NOT_EMPTY',
-  IS_NULL: 'IS_NULL',
-  NOT_NULL: 'NOT_NULL',
-  HAS_KEY: 'HAS_KEY',
-  NOT_HAS_KEY: 'NOT_HAS_KEY',
-  HAS_VALUE: 'HAS_VALUE',
-  NOT_HAS_VALUE: 'NOT_HAS_VALUE',
-} as const
-export type Comparison = (typeof Comparison)[keyof typeof Comparison]
-const COMPARISONS = Object.values(Comparison) as readonly string[]
+/**
+ * The model's comparisons plus the few more Checkly accepts (GREATER_THAN_OR_EQUAL, MATCHES, ...),
+ * so a check moved over from Checkly evaluates the same here.
+ */
+export const EVALUATED_COMPARISONS = [
+  ...Object.values(Comparison),
+  'LESS_THAN_OR_EQUAL',
+  'GREATER_THAN_OR_EQUAL',
+  'MATCHES',
+] as const
+export type EvaluatedComparison = (typeof EVALUATED_COMPARISONS)[number]
+const COMPARISONS: readonly string[] = EVALUATED_COMPARISONS
 
 /** What a probe found for one assertion. */
 export interface AssertionSubject {
   value: unknown
   /** Header maps: HAS_KEY / NOT_HAS_KEY ignore case. */
   caseInsensitiveKeys?: boolean
+  /**
+   * Text sources (body, DNS text answer, TCP reply) have no properties: a property given there is
+   * a regular expression whose first group (or whole match) is compared, as Checkly's
+   * `textAnswer(regex)` does. An explicit `regex` wins.
+   */
+  propertyIsRegex?: boolean
 }
 
 /** Thrown by a probe's resolver for a source or property it cannot answer. */
@@ -78,9 +76,15 @@ export function evaluateAssertion(assertion: Assertion, subject: AssertionSubjec
       `assertion comparison '${comparison}' is not supported (allowed: ${COMPARISONS.join(', ')})`,
     )
   }
-  const value = assertion.regex ? extractWithRegex(subject.value, assertion.regex) : subject.value
+  const regex = assertion.regex || (subject.propertyIsRegex ? assertion.property : '')
+  const value = regex ? extractWithRegex(subject.value, regex) : subject.value
   const target = assertion.target ?? ''
-  const passed = compare(comparison as Comparison, value, target, subject.caseInsensitiveKeys === true)
+  const passed = compare(
+    comparison as EvaluatedComparison,
+    value,
+    target,
+    subject.caseInsensitiveKeys === true,
+  )
   return baseResult(assertion, displayValue(value), passed)
 }
 
@@ -90,7 +94,11 @@ export function describeFailure(result: AssertionResult): string {
   return `${where} ${result.comparison}${target} failed: actual ${JSON.stringify(result.actual)}`
 }
 
-function baseResult(assertion: Assertion, actual: AssertionResult['actual'], passed: boolean): AssertionResult {
+function baseResult(
+  assertion: Assertion,
+  actual: AssertionResult['actual'],
+  passed: boolean,
+): AssertionResult {
   const result: AssertionResult = {
     source: assertion.source,
     comparison: assertion.comparison,
@@ -102,7 +110,12 @@ function baseResult(assertion: Assertion, actual: AssertionResult['actual'], pas
   return result
 }
 
-function compare(comparison: Comparison, value: unknown, target: string, caseInsensitiveKeys: boolean): boolean {
+function compare(
+  comparison: EvaluatedComparison,
+  value: unknown,
+  target: string,
+  caseInsensitiveKeys: boolean,
+): boolean {
   switch (comparison) {
     case 'EQUALS':
       return equalsTarget(value, target)

@@ -2,7 +2,10 @@
 // (the leading `$` is optional). Filters and recursive descent are out of scope: assertions name one
 // place in a document, and a wildcard gathers every match into an array.
 
-export type PathSegment = { kind: 'key'; key: string } | { kind: 'index'; index: number } | { kind: 'wildcard' }
+export type PathSegment =
+  | { kind: 'key'; key: string }
+  | { kind: 'index'; index: number }
+  | { kind: 'wildcard' }
 
 export class JsonPathError extends Error {
   override name = 'JsonPathError'

@@ -67,7 +67,12 @@ export function timeoutError(phase: Phase, target: string, afterMs: number): Cla
 }
 
 export function classifyNetworkError(err: unknown, phase: Phase, target: string): ClassifiedError {
-  const coded = err instanceof CodedError ? err : err instanceof PhaseError && err.cause instanceof CodedError ? err.cause : undefined
+  const coded =
+    err instanceof CodedError
+      ? err
+      : err instanceof PhaseError && err.cause instanceof CodedError
+        ? err.cause
+        : undefined
   if (coded) return { code: coded.code, phase, connectionLevel: false, message: coded.message }
   const code = errorCode(err)
   const detail = err instanceof Error ? err.message : String(err)
@@ -113,7 +118,10 @@ export function classifyNetworkError(err: unknown, phase: Phase, target: string)
   if (code?.startsWith('HPE_') || code === 'UND_ERR_INFO') {
     return make('PROTOCOL_ERROR', `invalid HTTP response from ${target}: ${detail}`)
   }
-  return make('NETWORK_ERROR', `${phaseName(phase)} to ${target} failed: ${detail}${code ? ` (${code})` : ''}`)
+  return make(
+    'NETWORK_ERROR',
+    `${phaseName(phase)} to ${target} failed: ${detail}${code ? ` (${code})` : ''}`,
+  )
 }
 
 function errorCode(err: unknown): string | undefined {

@@ -2,7 +2,7 @@
 // monitors (and API checks): an error or a failed assertion fails the run, then the response-time
 // limits decide, `maxResponseTime` before `degradedResponseTime`.
 
-import type { ResultError, ResultStatus } from '../model/result.ts'
+import type { ResultError, ResultStatus, Timings } from '../model/result.ts'
 
 export interface StatusInput {
   responseTimeMs?: number
@@ -45,4 +45,14 @@ export function decideStatus(input: StatusInput): StatusDecision {
 /** Milliseconds rounded to microseconds: precise, without float noise in results. */
 export function roundMs(ms: number): number {
   return Math.round(ms * 1000) / 1000
+}
+
+export function roundTimings(t: Timings): Timings {
+  return {
+    dns: roundMs(t.dns),
+    connect: roundMs(t.connect),
+    tls: roundMs(t.tls),
+    firstByte: roundMs(t.firstByte),
+    download: roundMs(t.download),
+  }
 }

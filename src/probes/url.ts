@@ -8,8 +8,8 @@ import type { Assertion, UrlCheck } from '../model/checks.ts'
 import type { Probe, ProbeContext, ProbeOutcome } from '../model/probe.ts'
 import type { AssertionSubject } from './assertions.ts'
 import { evaluateAssertions, unsupportedSource } from './assertions.ts'
-import { firstSystemResolver, type NameServer } from './dns/system-resolver.ts'
 import type { DiagnosticTarget, NetworkDiagnostics } from './diagnostics/network-diagnostics.ts'
+import { firstSystemResolver, type NameServer } from './dns/system-resolver.ts'
 import {
   chargeFailedPhase,
   type HttpProgress,
@@ -22,11 +22,23 @@ import {
 } from './http/request.ts'
 import { queryJsonPath } from './json-path.ts'
 import { type HostLookup, stripBrackets } from './net/timed-connect.ts'
-import { type ClassifiedError, classifyNetworkError, type Phase, PhaseError, timeoutError } from './network-errors.ts'
+import {
+  type ClassifiedError,
+  classifyNetworkError,
+  type Phase,
+  PhaseError,
+  timeoutError,
+} from './network-errors.ts'
 import { createRunDeadline, type RunDeadline } from './run-deadline.ts'
-import { decideStatus, roundMs } from './thresholds.ts'
+import { decideStatus, roundMs, roundTimings } from './thresholds.ts'
 
-export const URL_ASSERTION_SOURCES = ['STATUS_CODE', 'HEADERS', 'TEXT_BODY', 'JSON_BODY', 'RESPONSE_TIME'] as const
+export const URL_ASSERTION_SOURCES = [
+  'STATUS_CODE',
+  'HEADERS',
+  'TEXT_BODY',
+  'JSON_BODY',
+  'RESPONSE_TIME',
+] as const
 
 export const DEFAULT_URL_ASSERTION: Assertion = {
   source: 'STATUS_CODE',
@@ -56,16 +68,26 @@ export function createUrlProbe(dependencies: UrlProbeDependencies = {}): Probe<U
   return (check, ctx) => runUrlCheck(check, ctx, dependencies)
 }
 
-async function runUrlCheck(check: UrlCheck, ctx: ProbeContext, deps: UrlProbeDependencies): Promise<ProbeOutcome> {
+async function runUrlCheck(
+  check: UrlCheck,
+  ctx: ProbeContext,
+  deps: UrlProbeDependencies,
+): Promise<ProbeOutcome> {
   const request = check.request
   let url: URL
   try {
     url = parseHttpUrl(request.url)
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      throw new RequestInputError(`request.method '${request.method}' is not allowed for URL monitors (GET, HEAD)`)
+      throw new RequestInputError(
+        `request.method '${request.method}' is not allowed for URL monitors (GET, HEAD)`,
+      )
     }
   } catch (err) {
-    return { status: 'failed', error: { code: 'INVALID_REQUEST', message: (err as Error).message }, assertions: [] }
+    return {
+      status: 'failed',
+      error: { code: 'INVALID_REQUEST', message: (err as Error).message },
+      assertions: [],
+    }
   }
   const deadline = createRunDeadline(ctx.signal, check.maxResponseTime)
   const progress = newProgress(url)
@@ -102,7 +124,9 @@ function judgeResponse(check: UrlCheck, result: HttpResult, responseTimeMs: numb
     text ??= result.body.toString('utf8')
     return text
   }
-  const evaluated = evaluateAssertions(assertions, (a) => resolveUrlSource(a, result, responseTimeMs, bodyText))
+  const evaluated = evaluateAssertions(assertions, (a) =>
+    resolveUrlSource(a, result, responseTimeMs, bodyText),
+  )
   const decision = decideStatus({
     responseTimeMs,
     degradedResponseTime: check.degradedResponseTime,
@@ -143,10 +167,11 @@ export function resolveUrlSource(
     case 'RESPONSE_TIME':
       return { value: responseTimeMs }
     case 'HEADERS':
-      if (assertion.property) return { value: headerValue(result.headers, assertion.property.toLowerCase()) ?? null }
+      if (assertion.property)
+        return { value: headerValue(result.headers, assertion.property.toLowerCase()) ?? null }
       return { value: result.headers, caseInsensitiveKeys: true }
     case 'TEXT_BODY':
-      return { value: bodyText() }
+      return { value: bodyText(), propertyIsRegex: true }
     case 'JSON_BODY': {
       let document: unknown
       try {
@@ -197,7 +222,9 @@ async function failedRequest(
       outcome.artifacts = report.artifacts
       details.diagnostics = { notes: report.notes, summary: report.summary }
     } else {
-      details.diagnostics = { notes: ['diagnostics skipped: no resolver address known for the failed lookup'] }
+      details.diagnostics = {
+        notes: ['diagnostics skipped: no resolver address known for the failed lookup'],
+      }
     }
   }
   return outcome
@@ -215,19 +242,15 @@ function diagnosticTargetFor(
   }
   const resolver = deps.resolver ?? firstSystemResolver(() => dns.getServers())
   if (!resolver) return undefined
-  return { kind: 'dns', hostname: progress.host, ipFamily: check.request.ipFamily, resolver, lookup: deps.lookup }
+  return {
+    kind: 'dns',
+    hostname: progress.host,
+    ipFamily: check.request.ipFamily,
+    resolver,
+    lookup: deps.lookup,
+  }
 }
 
 function excerpt(body: Buffer): string {
   return body.subarray(0, URL_LIMITS.excerptBytes).toString('utf8')
-}
-
-function roundTimings(t: HttpResult['timings']): HttpResult['timings'] {
-  return {
-    dns: roundMs(t.dns),
-    connect: roundMs(t.connect),
-    tls: roundMs(t.tls),
-    firstByte: roundMs(t.firstByte),
-    download: roundMs(t.download),
-  }
 }

@@ -49,7 +49,8 @@ export async function captureReattempt(options: CaptureOptions): Promise<Capture
   const exitedEarly = await Promise.race([ready.then(() => false), tool.done.then(() => true)])
   if (exitedEarly) {
     const run = await tool.done
-    if (run.notFound) notes.push(`tcpdump: '${options.command}' is not installed (Debian: apt-get install tcpdump)`)
+    if (run.notFound)
+      notes.push(`tcpdump: '${options.command}' is not installed (Debian: apt-get install tcpdump)`)
     else if (run.spawnError) notes.push(`tcpdump: could not start: ${run.spawnError}`)
     else if (/permission|not permitted/i.test(run.stderr)) {
       notes.push('tcpdump: capture not permitted (needs root or CAP_NET_RAW and CAP_NET_ADMIN)')
@@ -58,7 +59,10 @@ export async function captureReattempt(options: CaptureOptions): Promise<Capture
   }
   const reattemptController = new AbortController()
   const budget = Math.max(0, options.timeoutMs - (performance.now() - started) - SETTLE_MS - 100)
-  const reattemptTimer = setTimeout(() => reattemptController.abort(new Error('re-attempt time limit')), budget)
+  const reattemptTimer = setTimeout(
+    () => reattemptController.abort(new Error('re-attempt time limit')),
+    budget,
+  )
   let outcome: string
   try {
     outcome = await options.reattempt(reattemptController.signal)

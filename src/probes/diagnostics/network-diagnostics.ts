@@ -73,7 +73,10 @@ export function createNetworkDiagnostics(options: NetworkDiagnosticsOptions = {}
         return await runBounded(target, context, settings)
       } catch (err) {
         // Writing an artifact can fail (disk full); the run's own result matters more.
-        return { artifacts: [], notes: [`diagnostics failed: ${err instanceof Error ? err.message : String(err)}`] }
+        return {
+          artifacts: [],
+          notes: [`diagnostics failed: ${err instanceof Error ? err.message : String(err)}`],
+        }
       } finally {
         release()
       }
@@ -115,7 +118,9 @@ async function runBounded(
   )
   notes.push(...trace.notes)
   if (trace.text) {
-    artifacts.push(await writeArtifact(context.runDir, 'traceroute.txt', 'traceroute', Buffer.from(trace.text)))
+    artifacts.push(
+      await writeArtifact(context.runDir, 'traceroute.txt', 'traceroute', Buffer.from(trace.text)),
+    )
   }
   const report: DiagnosticsReport = { artifacts, notes }
   if (capture.summary) report.summary = capture.summary
@@ -128,7 +133,8 @@ function endpointOf(target: DiagnosticTarget): {
   port: number
   protocol: 'tcp' | 'udp'
 } {
-  if (target.kind === 'tcp') return { address: target.address, family: target.family, port: target.port, protocol: 'tcp' }
+  if (target.kind === 'tcp')
+    return { address: target.address, family: target.family, port: target.port, protocol: 'tcp' }
   const family = target.resolver.address.includes(':') ? 6 : 4
   return { address: target.resolver.address, family, port: target.resolver.port, protocol: 'udp' }
 }

@@ -27,7 +27,10 @@ export interface TracerouteReport {
 
 const NOT_PERMITTED = /not enough privileges|operation not permitted|permission denied/i
 
-export async function traceroute(target: TracerouteTarget, options: TracerouteOptions): Promise<TracerouteReport> {
+export async function traceroute(
+  target: TracerouteTarget,
+  options: TracerouteOptions,
+): Promise<TracerouteReport> {
   const notes: string[] = []
   const started = performance.now()
   const common = [
@@ -69,11 +72,15 @@ export async function traceroute(target: TracerouteTarget, options: TracerouteOp
     const output = run.stdout.toString('utf8')
     const transcript = `$ ${options.command} ${args.join(' ')}\n${output}${run.stderr ? `\n${run.stderr}` : ''}`
     if (run.exitCode !== 0 && NOT_PERMITTED.test(run.stderr)) {
-      notes.push(`traceroute: ${attempt.method.toUpperCase()} method not permitted (needs root or CAP_NET_RAW)`)
+      notes.push(
+        `traceroute: ${attempt.method.toUpperCase()} method not permitted (needs root or CAP_NET_RAW)`,
+      )
       continue
     }
-    if (run.timedOut) notes.push('traceroute: stopped at the diagnostics time limit; the transcript is partial')
-    else if (run.exitCode !== 0) notes.push(`traceroute: exited with ${run.exitCode}: ${firstLine(run.stderr)}`)
+    if (run.timedOut)
+      notes.push('traceroute: stopped at the diagnostics time limit; the transcript is partial')
+    else if (run.exitCode !== 0)
+      notes.push(`traceroute: exited with ${run.exitCode}: ${firstLine(run.stderr)}`)
     return { text: transcript, method: attempt.method, notes }
   }
   return { notes }

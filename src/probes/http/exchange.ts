@@ -33,7 +33,11 @@ export interface ExchangeResponse {
 
 const BODY_CAP_REACHED = 'outpost: body cap reached'
 
-export function exchange(socket: Socket, request: ExchangeRequest, signal: AbortSignal): Promise<ExchangeResponse> {
+export function exchange(
+  socket: Socket,
+  request: ExchangeRequest,
+  signal: AbortSignal,
+): Promise<ExchangeResponse> {
   return new Promise((resolve, reject) => {
     let handedOver = false
     const client = new Client(request.origin, {

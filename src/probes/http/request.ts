@@ -4,8 +4,14 @@
 
 import type { IpFamily, KeyValuePair } from '../../model/checks.ts'
 import type { Timings } from '../../model/result.ts'
+import {
+  type CertificateInfo,
+  connectTcp,
+  type HostLookup,
+  resolveHost,
+  upgradeTls,
+} from '../net/timed-connect.ts'
 import { CodedError, type Phase, PhaseError } from '../network-errors.ts'
-import { type CertificateInfo, connectTcp, type HostLookup, resolveHost, upgradeTls } from '../net/timed-connect.ts'
 import { exchange } from './exchange.ts'
 
 export interface HttpRequestOptions {
@@ -81,7 +87,9 @@ export function parseHttpUrl(raw: string): URL {
   try {
     url = new URL(raw)
   } catch {
-    throw new RequestInputError(`request.url '${raw}' is not a valid URL (expected http://... or https://...)`)
+    throw new RequestInputError(
+      `request.url '${raw}' is not a valid URL (expected http://... or https://...)`,
+    )
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new RequestInputError(`request.url '${raw}' uses ${url.protocol} (allowed: http:, https:)`)
@@ -142,13 +150,17 @@ export async function performHttpRequest(
       if (hop >= options.maxRedirects) {
         throw new PhaseError(
           'response',
-          new CodedError('TOO_MANY_REDIRECTS', `more than ${options.maxRedirects} redirects (last to ${location})`),
+          new CodedError(
+            'TOO_MANY_REDIRECTS',
+            `more than ${options.maxRedirects} redirects (last to ${location})`,
+          ),
         )
       }
       progress.redirects.push({ url: url.href, statusCode: response.statusCode, location })
       const next = resolveLocation(location, url)
       // Like browsers: credentials set for one origin are not handed to another.
-      if (next.origin !== url.origin) headers = headers.filter((h) => !CREDENTIAL_HEADERS.has(h.key.toLowerCase()))
+      if (next.origin !== url.origin)
+        headers = headers.filter((h) => !CREDENTIAL_HEADERS.has(h.key.toLowerCase()))
       url = next
       continue
     }
@@ -194,7 +206,10 @@ function resolveLocation(location: string, base: URL): URL {
   } catch (err) {
     throw new PhaseError(
       'response',
-      new CodedError('BAD_REDIRECT', `redirect to an unusable location '${location}': ${(err as Error).message}`),
+      new CodedError(
+        'BAD_REDIRECT',
+        `redirect to an unusable location '${location}': ${(err as Error).message}`,
+      ),
     )
   }
 }

@@ -104,7 +104,11 @@ export interface TlsOptions {
   now?: () => number
 }
 
-export function upgradeTls(socket: net.Socket, options: TlsOptions, signal: AbortSignal): Promise<TlsConnection> {
+export function upgradeTls(
+  socket: net.Socket,
+  options: TlsOptions,
+  signal: AbortSignal,
+): Promise<TlsConnection> {
   return new Promise((resolve, reject) => {
     const started = performance.now()
     const host = stripBrackets(options.host)
@@ -144,7 +148,8 @@ const DAY_MS = 86_400_000
 
 function describeCertificate(socket: tls.TLSSocket, now: () => number): CertificateInfo {
   const info: CertificateInfo = { authorized: socket.authorized }
-  if (!socket.authorized && socket.authorizationError) info.authorizationError = String(socket.authorizationError)
+  if (!socket.authorized && socket.authorizationError)
+    info.authorizationError = String(socket.authorizationError)
   const cert = socket.getPeerCertificate(false)
   if (!cert || Object.keys(cert).length === 0) return info
   const subject = firstValue(cert.subject?.CN)

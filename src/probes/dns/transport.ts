@@ -1,0 +1,102 @@
+// Sending one DNS query to one server and receiving the answer: over UDP (a fresh, connected socket,
+// so an ICMP port-unreachable surfaces as a refusal instead of a timeout) or over TCP (RFC 1035
+// §4.2.2: each message prefixed by its length in two bytes).
+
+import dgram from 'node:dgram'
+import { isIPv6 } from 'node:net'
+import { connectTcp } from '../net/timed-connect.ts'
+import { CodedError, PhaseError } from '../network-errors.ts'
+import type { NameServer } from './system-resolver.ts'
+
+export interface RawAnswer {
+  bytes: Buffer
+  /** TCP only: the handshake's share of the time. */
+  connectMs?: number
+}
+
+export function queryUdp(
+  server: NameServer,
+  id: number,
+  query: Buffer,
+  signal: AbortSignal,
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(new PhaseError('request', signal.reason))
+      return
+    }
+    const socket = dgram.createSocket(isIPv6(server.address) ? 'udp6' : 'udp4')
+    let done = false
+    const finish = (err: Error | undefined, bytes?: Buffer): void => {
+      if (done) return
+      done = true
+      signal.removeEventListener('abort', onAbort)
+      socket.close()
+      if (err) reject(err)
+      else resolve({ bytes: bytes as Buffer })
+    }
+    const onAbort = (): void => finish(new PhaseError('response', signal.reason))
+    signal.addEventListener('abort', onAbort, { once: true })
+    socket.on('error', (err) => finish(new PhaseError('response', err)))
+    socket.on('message', (message: Buffer) => {
+      // Anything but the answer to our id is stale or spoofed: keep waiting for ours.
+      if (message.length >= 12 && message.readUInt16BE(0) === id && (message[2] as number) & 0x80) {
+        finish(undefined, message)
+      }
+    })
+    socket.connect(server.port, server.address, () => {
+      socket.send(query, (err) => {
+        if (err) finish(new PhaseError('request', err))
+      })
+    })
+  })
+}
+
+/** Largest message TCP can carry (the length prefix is 16 bits). */
+const MAX_TCP_MESSAGE = 65_535
+
+export async function queryTcp(server: NameServer, query: Buffer, signal: AbortSignal): Promise<RawAnswer> {
+  const { socket, connectMs } = await connectTcp(server.address, server.port, signal)
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let received = 0
+    let expected = -1
+    let done = false
+    const finish = (err: Error | undefined, bytes?: Buffer): void => {
+      if (done) return
+      done = true
+      signal.removeEventListener('abort', onAbort)
+      socket.destroy()
+      if (err) reject(err)
+      else resolve({ bytes: bytes as Buffer, connectMs })
+    }
+    const onAbort = (): void => finish(new PhaseError('response', signal.reason))
+    signal.addEventListener('abort', onAbort, { once: true })
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk)
+      received += chunk.length
+      if (expected < 0 && received >= 2) expected = Buffer.concat(chunks, received).readUInt16BE(0)
+      if (expected >= 0 && received >= expected + 2) {
+        finish(undefined, Buffer.concat(chunks, received).subarray(2, expected + 2))
+      } else if (received > MAX_TCP_MESSAGE + 2) {
+        finish(
+          new PhaseError(
+            'response',
+            new CodedError('DNS_FAILURE', 'DNS answer over TCP longer than allowed'),
+          ),
+        )
+      }
+    })
+    socket.on('error', (err) => finish(new PhaseError(received > 0 ? 'response' : 'request', err)))
+    socket.on('end', () => {
+      const why =
+        received === 0
+          ? `${server.address}:${server.port} closed the TCP connection without answering`
+          : `${server.address}:${server.port} closed the TCP connection mid-answer (${received} bytes)`
+      finish(new PhaseError('response', new CodedError('CONNECTION_RESET', why)))
+    })
+    const prefix = Buffer.allocUnsafe(2)
+    prefix.writeUInt16BE(query.length, 0)
+    socket.write(Buffer.concat([prefix, query]))
+  })
+}
