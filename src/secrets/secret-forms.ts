@@ -1,5 +1,5 @@
-// Every string a secret value can turn into on its way out of a check: the raw value (in both
-// Unicode normalisations), its percent-encodings, JSON and HTML escapings, those again inside a
+// Every string a secret value can turn into on its way out of a check: the raw value (trimmed too,
+// in both Unicode normalisations), its percent-encodings, JSON and HTML escapings, those again inside a
 // JSON document (a trace file holding a request body), and base64 of all of them at every alignment.
 
 import { base64Forms } from './base64-forms.ts'
@@ -44,7 +44,10 @@ function valueForms(value: string): ValueForms {
 export function secretForms(value: string): string[] {
   const forms = new Set<string>()
   const base64Sources = new Set<string>()
-  for (const normalised of new Set([value, value.normalize('NFC'), value.normalize('NFD')])) {
+  // A value read from a file often ends in a newline that the check never sends.
+  const trimmed = value.trim()
+  const variants = [value, trimmed].flatMap((v) => [v, v.normalize('NFC'), v.normalize('NFD')])
+  for (const normalised of new Set(variants)) {
     const { escaped, base64Sources: sources } = valueForms(normalised)
     for (const form of escaped) {
       forms.add(form)
