@@ -3,6 +3,7 @@
 // agent's internals are not part of this surface.
 
 export { AssertionBuilder } from './constructs/api-assertion.ts'
+export { ApiCheck, type ApiCheckProps, type ApiCheckRequest } from './constructs/api-check.ts'
 export { GeneralAssertionBuilder, NumericAssertionBuilder } from './constructs/assertion-builders.ts'
 export { BrowserCheck, type BrowserCheckProps } from './constructs/browser-check.ts'
 export { Check, type CheckContext, type CheckProps, type ProjectDefaults } from './constructs/check.ts'

@@ -21,9 +21,10 @@ export function validateCode(
   checkFile: string,
   rules: CodeRules,
 ): void {
-  const endings = rules.entrypointEndings.join(' or ')
+  const all = rules.entrypointEndings
+  const endings = all.length > 1 ? `${all.slice(0, -1).join(', ')} or ${all.at(-1)}` : (all[0] ?? '')
   if (value === undefined) {
-    report(property, `is required: {entrypoint: 'a${endings} file'} or {content: 'inline test code'}`)
+    report(property, `is required: {entrypoint: 'a ${endings} file'} or {content: 'inline test code'}`)
     return
   }
   if (!isRecord(value)) {

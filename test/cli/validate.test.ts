@@ -21,7 +21,7 @@ afterEach(() => {
 describe('outpost validate', () => {
   it('passes the bundled examples with exit 0', async () => {
     const ran = await validate(['examples/checks'])
-    expect(ran.stdout).toBe('6 checks in 6 files valid (examples/checks)\n')
+    expect(ran.stdout).toBe('7 checks in 7 files valid (examples/checks)\n')
     expect(ran.stderr).toBe('')
     expect(ran.code).toBe(0)
   })
@@ -54,7 +54,7 @@ describe('outpost validate', () => {
   it("falls back to the package's examples without ./checks", async () => {
     const cwd = tempDir()
     const ran = await validate([], cwd)
-    expect(ran.stdout).toMatch(/^6 checks in 6 files valid \(.*examples\/checks\)\n$/)
+    expect(ran.stdout).toMatch(/^7 checks in 7 files valid \(.*examples\/checks\)\n$/)
     expect(ran.code).toBe(0)
   })
 

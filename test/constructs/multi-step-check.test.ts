@@ -54,7 +54,7 @@ describe('MultiStepCheck', () => {
       'code: has neither entrypoint nor content; give exactly one (entrypoint: a .spec.ts or .spec.js file)',
     ])
     expect(problems({ code: undefined })).toEqual([
-      "code: is required: {entrypoint: 'a.spec.ts or .spec.js file'} or {content: 'inline test code'}",
+      "code: is required: {entrypoint: 'a .spec.ts or .spec.js file'} or {content: 'inline test code'}",
     ])
     expect(problems({ code: { content: '  ' } })).toEqual(['code.content: must not be empty'])
   })
