@@ -182,6 +182,26 @@ describe('heartbeat ingress and HEARTBEAT probe', () => {
     expect(state().lastPingKind).toBe('success')
   })
 
+  it('refuses a request body over the request limit with 413, and records nothing', async () => {
+    const small = createHeartbeatServer({
+      store,
+      scrubber: createScrubber([]),
+      log,
+      port: 0,
+      host: '127.0.0.1',
+      now,
+      maxRequestBytes: 50_000,
+    })
+    const { url } = await small.listen()
+    try {
+      const response = await fetch(`${url}/ping/tok-backup-1`, { method: 'POST', body: 'z'.repeat(60_000) })
+      expect(response.status).toBe(413)
+      expect(state().pingCount).toBe(0)
+    } finally {
+      await small.close()
+    }
+  })
+
   it('passes a period with a success ping, passes in grace, fails once period + grace went by', async () => {
     await ping('/ping/tok-backup-1')
     clock = T0 + 60 * MINUTE

@@ -1,0 +1,61 @@
+// The heartbeat store on disk: atomic replacement, survival across instances, an unreadable file.
+
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { HEARTBEAT_STATE_FILE, openHeartbeatStore } from '../../src/heartbeat/store.ts'
+
+const T0 = Date.parse('2026-03-01T00:00:00.000Z')
+
+describe('heartbeat store', () => {
+  let dataDir: string
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'outpost-hb-store-'))
+  })
+  afterEach(async () => {
+    await rm(dataDir, { recursive: true, force: true })
+  })
+
+  it('writes every ping before acknowledging it, and a new instance reads them back', async () => {
+    const first = await openHeartbeatStore({ dataDir, now: () => T0 })
+    await first.setChecks([{ pingToken: 'a', logicalId: 'job-a' }])
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        first.recordPing('a', { at: T0 + i, kind: 'success', method: 'GET' }),
+      ),
+    )
+    const onDisk = JSON.parse(await readFile(join(dataDir, 'heartbeats', HEARTBEAT_STATE_FILE), 'utf8'))
+    expect(onDisk.states.a.pingCount).toBe(30)
+
+    const second = await openHeartbeatStore({ dataDir, now: () => T0 + 999_999 })
+    expect(second.isKnown('a')).toBe(false)
+    await second.setChecks([{ pingToken: 'a', logicalId: 'job-a' }])
+    expect(second.get('a')).toMatchObject({ createdAt: T0, pingCount: 30, lastSuccessAt: T0 + 29 })
+    expect((await readdir(join(dataDir, 'heartbeats'))).sort()).toEqual([HEARTBEAT_STATE_FILE])
+  })
+
+  it('answers undefined for a token it was not given, and forgets tokens of removed checks', async () => {
+    const store = await openHeartbeatStore({ dataDir, now: () => T0 })
+    await store.setChecks([{ pingToken: 'a', logicalId: 'job-a' }])
+    expect(await store.recordPing('b', { at: T0, kind: 'success', method: 'GET' })).toBeUndefined()
+    await store.setChecks([{ pingToken: 'b', logicalId: 'job-b' }])
+    expect(store.isKnown('a')).toBe(false)
+    expect(await store.recordPing('a', { at: T0, kind: 'success', method: 'GET' })).toBeUndefined()
+    expect(store.get('a')?.checkId).toBe('job-a')
+  })
+
+  it('moves an unreadable file aside with a warning and starts empty instead of refusing to start', async () => {
+    await openHeartbeatStore({ dataDir })
+    await writeFile(join(dataDir, 'heartbeats', HEARTBEAT_STATE_FILE), '{"version":1,"states":')
+    const warnings: string[] = []
+    const store = await openHeartbeatStore({
+      dataDir,
+      log: { warn: (_obj: unknown, msg?: string) => warnings.push(msg ?? '') },
+    })
+    expect(store.get('a')).toBeUndefined()
+    expect(warnings).toEqual(['heartbeat state unreadable; starting empty'])
+    const files = await readdir(join(dataDir, 'heartbeats'))
+    expect(files.some((f) => f.startsWith(`${HEARTBEAT_STATE_FILE}.unreadable-`))).toBe(true)
+  })
+})
