@@ -54,9 +54,9 @@ export function validateRetryStrategy(report: Report, property: string, value: u
     report(property, `must be built with RetryStrategyBuilder, got ${show(value)}`)
     return false
   }
-  const before = { problems: 0 }
+  let problems = 0
   const counting: Report = (p, r) => {
-    before.problems++
+    problems++
     report(p, r)
   }
   checkKnownKeys(counting, property, value, [
@@ -86,7 +86,7 @@ export function validateRetryStrategy(report: Report, property: string, value: u
     's',
   )
   checkBoolean(counting, `${property}.sameRegion`, value.sameRegion)
-  return before.problems === 0
+  return problems === 0
 }
 
 /** Fills what a hand-written strategy left out; NONE when there is none at all. */

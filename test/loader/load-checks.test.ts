@@ -166,6 +166,7 @@ export default defineConfig({
     runtimeId: '2025.04',
     retryStrategy: RetryStrategyBuilder.fixedStrategy({ maxRetries: 1 }),
     checkMatch: ['monitors/**/*.mon.ts'],
+    ignoreDirectoriesMatch: ['monitors/drafts/**'],
   },
 })
 `,
@@ -174,6 +175,7 @@ ${url('site').replace("import { UrlMonitor } from 'outpost'\n", "import { UrlMon
 new MultiStepCheck('flow', { name: 'Flow', code: { content: "test('x', () => {})" } })
 `,
       'ignored.check.ts': url('not-matched'),
+      'monitors/drafts/wip.mon.ts': "throw new Error('drafts are ignored')\n",
     })
     const loaded = await loadOnce(dir.path)
     expect(loaded.diagnostics).toEqual([])
