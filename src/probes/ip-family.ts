@@ -82,7 +82,8 @@ export async function lookupFamilyAddresses(host: string, family: 4 | 6): Promis
  */
 export function checkIpv6Route(address: string): Promise<RouteCheck> {
   // A name here would make dgram resolve it: only literals, so this check never causes traffic.
-  if (isIP(address) !== 6) return Promise.resolve({ ok: false, reason: `"${address}" is not an IPv6 address` })
+  if (isIP(address) !== 6)
+    return Promise.resolve({ ok: false, reason: `"${address}" is not an IPv6 address` })
   return new Promise((resolve) => {
     let socket: ReturnType<typeof createSocket>
     try {

@@ -73,7 +73,13 @@ describe('checkIpv6Route', () => {
   })
 
   it('refuses anything but an IPv6 literal, so it never triggers a name lookup', async () => {
-    expect(await checkIpv6Route('localhost')).toEqual({ ok: false, reason: '"localhost" is not an IPv6 address' })
-    expect(await checkIpv6Route('127.0.0.1')).toEqual({ ok: false, reason: '"127.0.0.1" is not an IPv6 address' })
+    expect(await checkIpv6Route('localhost')).toEqual({
+      ok: false,
+      reason: '"localhost" is not an IPv6 address',
+    })
+    expect(await checkIpv6Route('127.0.0.1')).toEqual({
+      ok: false,
+      reason: '"127.0.0.1" is not an IPv6 address',
+    })
   })
 })
