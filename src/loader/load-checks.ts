@@ -25,6 +25,8 @@ export interface LoadedChecks {
   diagnostics: Diagnostic[]
   /** Check files matched, relative to the directory, sorted. */
   files: string[]
+  /** The globs the files were matched with (the config's checkMatch, else the default). */
+  checkMatch: string[]
   /** The project config file used, relative to the directory, if any. */
   configFile?: string
 }
@@ -71,6 +73,7 @@ export async function loadChecks(dir: string, options: LoadChecksOptions = {}): 
         d.file ? { ...d, file: relative(root, d.file) } : d,
       ),
       files,
+      checkMatch: config.checkMatch,
     }
     if (configFile) result.configFile = relative(root, configFile)
     return result

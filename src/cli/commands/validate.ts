@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs'
 import { relative, resolve } from 'node:path'
 import { formatDiagnostic } from '../../constructs/diagnostics.ts'
-import { ChecksDirectoryError, loadChecks } from '../../loader/load-checks.ts'
+import { ChecksDirectoryError, type LoadedChecks, loadChecks } from '../../loader/load-checks.ts'
 import { ExitCode } from '../io.ts'
 
 /** The part of CliIo this command uses, so tests can call it with less. */
@@ -43,7 +43,7 @@ export async function validateCommand(args: string[], io: ValidateIo): Promise<n
   }
   const absolute = args[0] === undefined ? defaultChecksDir(io.cwd) : resolve(io.cwd, args[0])
   const dir = args[0] ?? (relative(io.cwd, absolute) || '.')
-  let loaded: Awaited<ReturnType<typeof loadChecks>>
+  let loaded: LoadedChecks
   try {
     loaded = await loadChecks(absolute)
   } catch (error) {
@@ -53,11 +53,11 @@ export async function validateCommand(args: string[], io: ValidateIo): Promise<n
     }
     throw error
   }
+  for (const diagnostic of loaded.diagnostics) io.stdout(`${formatDiagnostic(diagnostic)}\n`)
   if (loaded.files.length === 0) {
-    io.stderr(`outpost validate: no check files in ${dir} (looked for **/*.check.{ts,js,mjs})\n`)
+    io.stderr(`outpost validate: no check files in ${dir} (looked for ${loaded.checkMatch.join(', ')})\n`)
     return ExitCode.failed
   }
-  for (const diagnostic of loaded.diagnostics) io.stdout(`${formatDiagnostic(diagnostic)}\n`)
   const fileCount = `${loaded.files.length} file${loaded.files.length === 1 ? '' : 's'}`
   if (loaded.diagnostics.length > 0) {
     const n = loaded.diagnostics.length
