@@ -36,8 +36,8 @@ export function windowKey(unitAt: (i: number) => number, at: number): number {
 }
 
 function tableBits(entryCount: number): number {
-  // About 32 slots per entry keeps false hits rare; a small table stays in the fastest cache.
-  const wanted = Math.ceil(Math.log2(Math.max(1, entryCount) * 32))
+  // About 128 slots per entry keeps false hits rare; a small table stays in the fastest cache.
+  const wanted = Math.ceil(Math.log2(Math.max(1, entryCount) * 128))
   return Math.min(MAX_TABLE_BITS, Math.max(MIN_TABLE_BITS, wanted))
 }
 

@@ -37,6 +37,18 @@ export function scanText(s: string, from: number, to: number, index: PatternInde
   const { filter, shift, buckets, step } = index
   // A match starting at s is seen from the grid position in [s, s + step), whose window must fit.
   const end = Math.min(to + step - 1, s.length - 3)
+  if (step === 1) {
+    // Every position (a very short secret is in play): roll the key instead of reloading four units.
+    if (from >= end) return
+    let key = (s.charCodeAt(from) << 16) ^ (s.charCodeAt(from + 1) << 8) ^ s.charCodeAt(from + 2)
+    for (let p = from; p < end; p++) {
+      key = (key << 8) ^ s.charCodeAt(p + 3)
+      const h = Math.imul(key, HASH_MULTIPLIER) >>> shift
+      if ((filter[h >>> 5]! & (1 << (h & 31))) === 0) continue
+      verifyText(s, p, from, to, buckets.get(h) ?? [], onMatch)
+    }
+    return
+  }
   for (let p = from; p < end; p += step) {
     const key =
       (s.charCodeAt(p) << 24) ^ (s.charCodeAt(p + 1) << 16) ^ (s.charCodeAt(p + 2) << 8) ^ s.charCodeAt(p + 3)
@@ -78,6 +90,17 @@ export function scanBytes(
   if (index.size === 0) return
   const { filter, shift, buckets, step } = index
   const end = Math.min(to + step - 1, b.length - 3)
+  if (step === 1) {
+    if (from >= end) return
+    let key = (b[from]! << 16) ^ (b[from + 1]! << 8) ^ b[from + 2]!
+    for (let p = from; p < end; p++) {
+      key = (key << 8) ^ b[p + 3]!
+      const h = Math.imul(key, HASH_MULTIPLIER) >>> shift
+      if ((filter[h >>> 5]! & (1 << (h & 31))) === 0) continue
+      verifyBytes(b, p, from, to, buckets.get(h) ?? [], onMatch)
+    }
+    return
+  }
   for (let p = from; p < end; p += step) {
     const key = (b[p]! << 24) ^ (b[p + 1]! << 16) ^ (b[p + 2]! << 8) ^ b[p + 3]!
     const h = Math.imul(key, HASH_MULTIPLIER) >>> shift
