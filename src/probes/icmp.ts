@@ -104,24 +104,15 @@ function judge(check: IcmpCheck, stats: IcmpStats, details: Record<string, unkno
     assertions: evaluation.results,
     details,
   })
-  if (evaluation.problems.length > 0) {
-    return outcome('failed', { code: 'INVALID_ASSERTION', message: evaluation.problems.join('; ') })
+  if (evaluation.failures.length > 0) {
+    const more = evaluation.failures.length > 1 ? ` (and ${evaluation.failures.length - 1} more)` : ''
+    return outcome('failed', { code: 'ASSERTION_FAILED', message: `${evaluation.failures[0]}${more}` })
   }
   if (overThreshold(loss, check.maxPacketLossThreshold)) {
     return outcome('failed', {
       code: 'PACKET_LOSS',
       message: `packet loss ${loss}% reached maxPacketLossThreshold ${check.maxPacketLossThreshold}%`,
     })
-  }
-  const failedAssertions = evaluation.results.filter((a) => !a.passed)
-  if (failedAssertions.length > 0) {
-    const list = failedAssertions
-      .map(
-        (a) =>
-          `${a.source}${a.property ? ` ${a.property}` : ''} ${a.comparison} ${a.target} (actual ${a.actual})`,
-      )
-      .join('; ')
-    return outcome('failed', { code: 'ASSERTION_FAILED', message: `assertion failed: ${list}` })
   }
   if (overThreshold(loss, check.degradedPacketLossThreshold)) {
     return outcome('degraded', {

@@ -74,25 +74,44 @@ describe('ICMP probe on loopback', () => {
     )
     expect(outcome.status).toBe('failed')
     expect(outcome.error?.code).toBe('ASSERTION_FAILED')
-    expect(outcome.error?.message).toContain('LATENCY max GREATER_THAN 5000')
+    expect(outcome.error?.message).toContain(`LATENCY 'max' GREATER_THAN "5000" failed`)
     const icmp = icmpOf(outcome.details)
     expect(outcome.assertions.map((a) => a.passed)).toEqual([true, false, true])
     expect(outcome.assertions[1]?.actual).toBe(icmp.max)
     expect(outcome.assertions[2]?.actual).toBe(0)
   })
 
-  it('names the field, the value and what is allowed for an assertion it cannot evaluate', async () => {
+  it('names the value and what is allowed for an assertion it cannot evaluate', async () => {
     const outcome = await probe(
       icmpCheck({
-        assertions: [{ source: 'LATENCY', property: 'median', comparison: 'LESS_THAN', target: '10' }],
+        assertions: [
+          { source: 'LATENCY', property: 'median', comparison: 'LESS_THAN', target: '10' },
+          { source: 'STATUS_CODE', property: '', comparison: 'EQUALS', target: '200' },
+        ],
       }),
       context(),
     )
     expect(outcome.status).toBe('failed')
     expect(outcome.error).toEqual({
-      code: 'INVALID_ASSERTION',
-      message: 'assertions[0].property is "median"; LATENCY allows avg, min, max, stdDev',
+      code: 'ASSERTION_FAILED',
+      message: "LATENCY property 'median' is not supported (allowed: avg, min, max, stdDev) (and 1 more)",
     })
+    expect(outcome.assertions.map((a) => a.passed)).toEqual([false, false])
+  })
+
+  it('accepts the shared comparisons beyond the four basic ones', async () => {
+    const outcome = await probe(
+      icmpCheck({
+        assertions: [
+          { source: 'LATENCY', property: 'min', comparison: 'GREATER_THAN_OR_EQUAL', target: '0' },
+          { source: 'PACKET_LOSS', property: '', comparison: 'LESS_THAN_OR_EQUAL', target: '0' },
+          { source: 'LATENCY', property: 'stdDev', comparison: 'NOT_NULL', target: '' },
+        ],
+      }),
+      context(),
+    )
+    expect(outcome.status).toBe('passed')
+    expect(outcome.assertions.every((a) => a.passed)).toBe(true)
   })
 
   it('refuses a bad check without running ping, naming the field', async () => {
