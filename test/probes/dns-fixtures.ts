@@ -30,7 +30,12 @@ export interface TestDnsServer {
 export async function startDnsServer(options: DnsServerOptions): Promise<TestDnsServer> {
   const queries: TestDnsServer['queries'] = []
   const answer = (query: Buffer, transport: 'udp' | 'tcp'): Buffer | undefined => {
-    const request = packet.decode(query)
+    let request: packet.DecodedPacket
+    try {
+      request = packet.decode(query)
+    } catch {
+      return undefined // not DNS (a traceroute probe, say)
+    }
     const question = request.questions?.[0]
     if (!question) return undefined
     queries.push({ transport, name: question.name, type: question.type })

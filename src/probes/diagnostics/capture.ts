@@ -36,7 +36,22 @@ export async function captureReattempt(options: CaptureOptions): Promise<Capture
   })
   const tool = startTool(
     options.command,
-    ['-i', 'any', '-n', '-s', String(SNAPLEN), '-U', '-c', String(MAX_PACKETS), '-w', '-', options.filter],
+    // --immediate-mode: without it packets wait in the kernel ring for up to a second and are lost
+    // when we stop tcpdump right after the re-attempt.
+    [
+      '-i',
+      'any',
+      '-n',
+      '--immediate-mode',
+      '-s',
+      String(SNAPLEN),
+      '-U',
+      '-c',
+      String(MAX_PACKETS),
+      '-w',
+      '-',
+      options.filter,
+    ],
     {
       timeoutMs: options.timeoutMs,
       signal: options.signal,
@@ -52,6 +67,7 @@ export async function captureReattempt(options: CaptureOptions): Promise<Capture
     if (run.notFound)
       notes.push(`tcpdump: '${options.command}' is not installed (Debian: apt-get install tcpdump)`)
     else if (run.spawnError) notes.push(`tcpdump: could not start: ${run.spawnError}`)
+    else if (run.timedOut) notes.push('tcpdump: did not start capturing within the diagnostics time limit')
     else if (/permission|not permitted/i.test(run.stderr)) {
       notes.push('tcpdump: capture not permitted (needs root or CAP_NET_RAW and CAP_NET_ADMIN)')
     } else notes.push(`tcpdump: exited before capturing (${run.exitCode}): ${lastLine(run.stderr)}`)

@@ -10,6 +10,7 @@ export interface ToolRun {
   stderr: string
   /** The binary was not found on PATH. */
   notFound: boolean
+  /** Killed at the time limit or because the signal (the diagnostics budget, the job) aborted. */
   timedOut: boolean
   /** Set when the process could not be spawned for another reason. */
   spawnError?: string
@@ -45,7 +46,10 @@ export function startTool(command: string, args: readonly string[], options: Run
     timedOut = true
     kill()
   }, options.timeoutMs)
-  const onAbort = (): void => kill()
+  const onAbort = (): void => {
+    timedOut = true
+    kill()
+  }
   options.signal.addEventListener('abort', onAbort, { once: true })
   child.stdout.on('data', (chunk: Buffer) => {
     const room = options.maxStdoutBytes - stdoutBytes
