@@ -132,7 +132,7 @@ describe('network diagnostics on a URL monitor failure', () => {
     )
     expect(outcome.error?.code).toBe('CONNECTION_REFUSED')
     expect(outcome.artifacts).toEqual([])
-    const notes = (outcome.details?.diagnostics as { notes: string[] }).notes
+    const notes = notesOf(outcome.details)
     expect(notes).toEqual([
       expect.stringMatching(
         /^tcpdump: '.*no-such-tcpdump' is not installed \(Debian: apt-get install tcpdump\)$/,
@@ -155,7 +155,7 @@ describe('network diagnostics on a URL monitor failure', () => {
       probeContext(runDir('unprivileged')),
     )
     expect(outcome.error?.code).toBe('CONNECTION_REFUSED')
-    const notes = (outcome.details?.diagnostics as { notes: string[] }).notes
+    const notes = notesOf(outcome.details)
     expect(notes).toContain('tcpdump: capture not permitted (needs root or CAP_NET_RAW and CAP_NET_ADMIN)')
     expect(notes).toContain('traceroute: TCP method not permitted (needs root or CAP_NET_RAW)')
     expect(outcome.artifacts?.map((a) => a.kind)).toEqual(['traceroute'])
@@ -214,3 +214,8 @@ describe('network diagnostics on a URL monitor failure', () => {
     expect(limiter.active).toBe(1)
   })
 })
+
+function notesOf(details: Record<string, unknown> | undefined): string[] {
+  const diagnostics = details?.diagnostics as { notes?: string[] } | undefined
+  return diagnostics?.notes ?? []
+}
