@@ -30,6 +30,11 @@ export interface HeartbeatStoreOptions {
   dataDir: string
   now?: () => number
   log?: Pick<Logger, 'warn'>
+  /**
+   * Reads the file once and never writes it: for `outpost test` beside a running agent, which owns the
+   * file. Changes then live in memory only.
+   */
+  readOnly?: boolean
 }
 
 interface StoredFile {
@@ -41,15 +46,17 @@ export async function openHeartbeatStore(options: HeartbeatStoreOptions): Promis
   const now = options.now ?? Date.now
   const dir = join(options.dataDir, 'heartbeats')
   const file = join(dir, HEARTBEAT_STATE_FILE)
-  await mkdir(dir, { recursive: true })
-  const states = new Map<string, HeartbeatState>(Object.entries(await readStates(file, options.log)))
+  if (!options.readOnly) await mkdir(dir, { recursive: true })
+  const states = new Map<string, HeartbeatState>(
+    Object.entries(await readStates(file, options.log, options.readOnly === true)),
+  )
   const known = new Set<string>()
   let version = 0
   let written = 0
   let chain: Promise<void> = Promise.resolve()
 
   const writeNow = async (): Promise<void> => {
-    if (written >= version) return
+    if (written >= version || options.readOnly) return
     const target = version
     const body: StoredFile = { version: FORMAT_VERSION, states: Object.fromEntries(states) }
     const temporary = `${file}.${process.pid}.tmp`
@@ -110,7 +117,11 @@ export async function openHeartbeatStore(options: HeartbeatStoreOptions): Promis
   }
 }
 
-async function readStates(file: string, log?: Pick<Logger, 'warn'>): Promise<Record<string, HeartbeatState>> {
+async function readStates(
+  file: string,
+  log: Pick<Logger, 'warn'> | undefined,
+  readOnly: boolean,
+): Promise<Record<string, HeartbeatState>> {
   let text: string
   try {
     text = await readFile(file, 'utf8')
@@ -126,8 +137,8 @@ async function readStates(file: string, log?: Pick<Logger, 'warn'>): Promise<Rec
     return parsed.states
   } catch (error) {
     // Losing heartbeat history beats refusing to start; the bad file is kept for a look.
-    const aside = `${file}.unreadable-${Date.now()}`
-    await rename(file, aside)
+    const aside = readOnly ? file : `${file}.unreadable-${Date.now()}`
+    if (!readOnly) await rename(file, aside)
     log?.warn(
       { file, movedTo: aside, reason: (error as Error).message },
       'heartbeat state unreadable; starting empty',

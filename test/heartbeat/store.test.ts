@@ -45,6 +45,24 @@ describe('heartbeat store', () => {
     expect(store.get('a')?.checkId).toBe('job-a')
   })
 
+  it('in read-only mode sees the state on disk but never writes the file', async () => {
+    const owner = await openHeartbeatStore({ dataDir, now: () => T0 })
+    await owner.setChecks([{ pingToken: 'a', logicalId: 'job-a' }])
+    await owner.recordPing('a', { at: T0 + 1, kind: 'success', method: 'GET' })
+    const file = join(dataDir, 'heartbeats', HEARTBEAT_STATE_FILE)
+    const before = await readFile(file, 'utf8')
+
+    const reader = await openHeartbeatStore({ dataDir, now: () => T0 + 5, readOnly: true })
+    await reader.setChecks([
+      { pingToken: 'a', logicalId: 'job-a' },
+      { pingToken: 'b', logicalId: 'job-b' },
+    ])
+    await reader.markEvaluated('a', T0 + 5)
+    await reader.flush()
+    expect(reader.get('a')).toMatchObject({ lastSuccessAt: T0 + 1, lastEvaluatedAt: T0 + 5 })
+    expect(await readFile(file, 'utf8')).toBe(before)
+  })
+
   it('moves an unreadable file aside with a warning and starts empty instead of refusing to start', async () => {
     await openHeartbeatStore({ dataDir })
     await writeFile(join(dataDir, 'heartbeats', HEARTBEAT_STATE_FILE), '{"version":1,"states":')
