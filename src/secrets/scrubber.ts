@@ -59,9 +59,23 @@ export function createScrubber(
   secretValues: Iterable<string>,
   options: ScrubberOptions = {},
 ): SecretScrubber {
+  return buildScrubber(new Map(), secretValues, options)
+}
+
+/** `known` holds the forms of values already in play, so adding a secret mid-run costs only its own forms. */
+function buildScrubber(
+  known: ReadonlyMap<string, readonly string[]>,
+  added: Iterable<string>,
+  options: ScrubberOptions,
+): SecretScrubber {
   const marker = options.marker ?? SCRUBBED
-  const values = [...new Set(secretValues)].filter((v) => unscrubbableReason(v, marker) === undefined)
-  const forms = [...new Set(values.flatMap(secretForms))]
+  const formsByValue = new Map(known)
+  for (const value of added) {
+    if (!formsByValue.has(value) && unscrubbableReason(value, marker) === undefined) {
+      formsByValue.set(value, secretForms(value))
+    }
+  }
+  const forms = [...new Set([...formsByValue.values()].flat())]
   const textIndex = buildPatternIndex(forms, (form, i) => form.charCodeAt(i))
   // Built on first use: many scrubbers only ever see text.
   let byteIndex: PatternIndex<Uint8Array> | undefined
@@ -74,7 +88,7 @@ export function createScrubber(
     )
     return byteIndex
   }
-  return {
+  const scrubber: SecretScrubber = {
     text: (s) => scrubText(s, textIndex, marker),
     bytes: (b) => createByteScrubSession(bytesIndex(), markerBytes).finish(b),
     stream: () => {
@@ -90,7 +104,13 @@ export function createScrubber(
         },
       })
     },
-    withSecrets: (more) => createScrubber([...values, ...more], options),
+    withSecrets: (more) => {
+      const fresh = [...more].filter(
+        (v) => !formsByValue.has(v) && unscrubbableReason(v, marker) === undefined,
+      )
+      return fresh.length === 0 ? scrubber : buildScrubber(formsByValue, fresh, options)
+    },
     formCount: forms.length,
   }
+  return scrubber
 }

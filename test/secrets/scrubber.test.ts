@@ -152,6 +152,8 @@ describe('createScrubber', () => {
     const input = 'first-secret second-secret'
     expect(first.text(input)).toBe(`${SCRUBBED} second-secret`)
     expect(second.text(input)).toBe(`${SCRUBBED} ${SCRUBBED}`)
+    // Nothing new to scrub (known, empty or too short): the same scrubber, nothing rebuilt.
+    expect(second.withSecrets(['first-secret', '', 'abc'])).toBe(second)
   })
 
   it('scrubs bytes that are not UTF-8 without altering the rest', () => {
