@@ -38,6 +38,8 @@ export const MIN_SECRET_LENGTH = 4
 export function unscrubbableReason(value: string, marker = SCRUBBED): string | undefined {
   if (value.length === 0) return 'it is empty'
   if ([...value].length < MIN_SECRET_LENGTH) return `it is shorter than ${MIN_SECRET_LENGTH} characters`
+  // Scrubbing runs of blanks would mangle every indented document and hide nothing.
+  if (value.trim().length === 0) return 'it is only whitespace'
   if (marker.includes(value)) return 'it is part of the marker that replaces secrets'
   return undefined
 }

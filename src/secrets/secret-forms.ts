@@ -1,6 +1,7 @@
 // Every string a secret value can turn into on its way out of a check: the raw value (trimmed too,
-// in both Unicode normalisations), its percent-encodings, JSON and HTML escapings, those again inside a
-// JSON document (a trace file holding a request body), and base64 of all of them at every alignment.
+// in both Unicode normalisations), its percent-encodings, JSON and HTML escapings, those again
+// inside a JSON document (a trace file holding a request body), and base64 and base64url of the
+// value and its common encodings at every alignment.
 
 import { base64Forms } from './base64-forms.ts'
 import { PERCENT_ENCODINGS, percentEncode } from './percent-encoding.ts'

@@ -56,6 +56,14 @@ describe('scrubbableValues', () => {
     expect(warnings[0]!.message).not.toContain('q7z')
   })
 
+  it('warns about a value that is only whitespace', () => {
+    const warnings: SecretWarning[] = []
+    expect(
+      scrubbableValues([{ name: 'SERVICE_SECRET_BLANK', value: '    ' }], (w) => warnings.push(w)),
+    ).toEqual([])
+    expect(warnings[0]!.message).toBe('secret SERVICE_SECRET_BLANK is not scrubbed: it is only whitespace')
+  })
+
   it('warns about a value the marker contains', () => {
     const warnings: SecretWarning[] = []
     expect(
