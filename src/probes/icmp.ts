@@ -64,16 +64,7 @@ export function createIcmpProbe(options: IcmpProbeOptions = {}): Probe<IcmpCheck
     }
     const stats = parsePingOutput(hostname, run.stdout)
     const details = { icmp: detailsOf(base, stats), notes }
-    if (run.kind === 'aborted') {
-      const timedOut = ctx.signal.reason instanceof Error && ctx.signal.reason.name === 'TimeoutError'
-      return failed(
-        {
-          code: timedOut ? 'TIMEOUT' : 'ABORTED',
-          message: `ping to ${hostname} was stopped before it finished (${timedOut ? 'check timeout' : 'run aborted'})`,
-        },
-        details,
-      )
-    }
+    if (run.kind === 'aborted') return failed(abortError(hostname, ctx.signal.reason), details)
     if (stats.transmitted === null) return failed(toolError(hostname, run), details)
     if (stats.received === 0) {
       const why = firstMatchingLine(run.stdout, /^From .*/) ?? firstLine(run.stderr)
@@ -114,12 +105,8 @@ function judge(check: IcmpCheck, stats: IcmpStats, details: Record<string, unkno
       message: `packet loss ${loss}% reached maxPacketLossThreshold ${check.maxPacketLossThreshold}%`,
     })
   }
-  if (overThreshold(loss, check.degradedPacketLossThreshold)) {
-    return outcome('degraded', {
-      code: 'PACKET_LOSS',
-      message: `packet loss ${loss}% reached degradedPacketLossThreshold ${check.degradedPacketLossThreshold}%`,
-    })
-  }
+  // Like a slow URL response, degraded carries no error: details.icmp.packetLoss says how much.
+  if (overThreshold(loss, check.degradedPacketLossThreshold)) return outcome('degraded')
   return outcome('passed')
 }
 
@@ -170,6 +157,18 @@ type IcmpStatsFields = Pick<
   IcmpDetails,
   'address' | 'packetsSent' | 'packetsReceived' | 'packetLoss' | 'min' | 'avg' | 'max' | 'stdDev' | 'rtts'
 >
+
+/** The agent aborts with a reason carrying a code (TIMEOUT, SHUTDOWN); a bare AbortSignal.timeout() too. */
+function abortError(host: string, reason: unknown): ResultError {
+  const code =
+    typeof reason === 'object' && reason !== null && typeof (reason as { code?: unknown }).code === 'string'
+      ? (reason as { code: string }).code
+      : reason instanceof Error && reason.name === 'TimeoutError'
+        ? 'TIMEOUT'
+        : 'ABORTED'
+  const why = reason instanceof Error ? reason.message : 'run aborted'
+  return { code, message: `ping to ${host} was stopped before it finished: ${why}` }
+}
 
 function spawnError(command: string, run: Extract<PingRun, { kind: 'spawn-error' }>): ResultError {
   if (run.code === 'ENOENT') {
