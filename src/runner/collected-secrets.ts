@@ -1,4 +1,4 @@
-// Reading what a run's secret probe (reporter/secret-probe.cjs) recorded.
+// Reading what a run's secret probe (child/secret-probe.cjs) recorded.
 
 import { readFile } from 'node:fs/promises'
 

@@ -3,13 +3,15 @@
 
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { BrowserCheck, MultiStepCheck, PlaywrightCheckSuite } from '../model/checks.ts'
+import type { BrowserCheck, MultiStepCheck, PlaywrightCheckSuite, RuntimeId } from '../model/checks.ts'
 import type { Probe } from '../model/probe.ts'
 import type { Logger } from '../telemetry/logger.ts'
-import { runPlaywrightCheck } from './playwright-run.ts'
+import { buildChildEnv } from './child-env.ts'
+import { runnerEnv, runPlaywrightCheck } from './playwright-run.ts'
 import { type RuntimeStatus, verifyRuntimes } from './runtimes.ts'
 import type { PackageManager } from './suite/package-manager.ts'
 import { runSuite } from './suite/run-suite.ts'
+import { createWarmPool } from './warm-pool.ts'
 
 export type { RuntimeStatus } from './runtimes.ts'
 
@@ -37,6 +39,11 @@ export interface PlaywrightRunnerOptions {
    * agent adds them to its own scrubber so nothing logged later can carry them.
    */
   onSecrets?: (values: string[]) => void
+  /**
+   * Keep one pre-started Playwright process per runtime after its first run, so later runs skip
+   * loading Playwright (see bench/multistep). Default true. Call close() at shutdown.
+   */
+  warm?: boolean
   /** Package manager executables for suites. Default: npm from PATH; pnpm, yarn, bun from this package. */
   packageManagers?: Partial<Record<PackageManager, string>>
 }
@@ -47,6 +54,10 @@ export interface PlaywrightRunner {
   suite: Probe<PlaywrightCheckSuite>
   /** Verifies every runtime now (and logs the broken ones); later runs use the result. */
   verifyRuntimes(): Promise<RuntimeStatus[]>
+  /** Resolves when the warm process of a runtime (if one was started) has loaded Playwright. */
+  warmReady(runtimeId: RuntimeId): Promise<void>
+  /** Ends the idle warm processes. Runs in progress are not touched: they end by their own signal. */
+  close(): Promise<void>
 }
 
 /** pnpm, yarn and bun come with the agent as npm dependencies (bun's package ships its binary). */
@@ -68,12 +79,27 @@ export function createPlaywrightRunner(options: PlaywrightRunnerOptions): Playwr
     return result
   }
   const runtimeStatus = async (id: string) => (await (statuses ?? verify())).find((s) => s.id === id)
+  const heapMb = options.heapMb ?? 2048
+  const warmPool =
+    options.warm === false
+      ? undefined
+      : createWarmPool({
+          scratchDir: join(options.dataDir, 'warm-runners'),
+          baseEnv: (markerValue, secretsFile, runtimeId) =>
+            buildChildEnv({
+              agentEnv: options.env,
+              checkEnv: [],
+              testSession: false,
+              runnerEnv: runnerEnv({ heapMb }, runtimeId as RuntimeId, markerValue, secretsFile),
+            }),
+        })
   const deps = {
     runtimeStatus,
+    warmPool,
     secrets: options.secrets,
     chromiumPath: options.chromiumPath,
     agentEnv: options.env,
-    heapMb: options.heapMb ?? 2048,
+    heapMb,
     graceMs: options.graceMs ?? 2000,
     onSecrets: options.onSecrets,
   }
@@ -95,5 +121,7 @@ export function createPlaywrightRunner(options: PlaywrightRunnerOptions): Playwr
         ctx,
       ),
     verifyRuntimes: verify,
+    warmReady: async (runtimeId) => warmPool?.ready(runtimeId),
+    close: async () => warmPool?.close(),
   }
 }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto'
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { BrowserCheck, MultiStepCheck } from '../model/checks.ts'
+import type { BrowserCheck, MultiStepCheck, RuntimeId } from '../model/checks.ts'
 import { timeoutSecondsOf } from '../model/checks.ts'
 import type { ProbeContext, ProbeOutcome } from '../model/probe.ts'
 import type { ArtifactRef, LogLine, StepResult } from '../model/result.ts'
@@ -21,17 +21,18 @@ import {
 import { declaredStepNames } from './declared-steps.ts'
 import { runConfigSource } from './playwright-config.ts'
 import { CodeError, prepareCode } from './prepare-code.ts'
-import { type GroupRunResult, runInProcessGroup } from './process-group.ts'
+import { type GroupRunResult, runInProcessGroup, superviseGroup } from './process-group.ts'
 import { mergeSteps, parseRunEvents, type RunEvents } from './run-events.ts'
 import { playwrightCli, type RuntimeStatus, scrubsAuthorization } from './runtimes.ts'
 import { scrubDeep } from './scrub-deep.ts'
 import { scrubTraceZip } from './scrub-trace.ts'
 import { authorizationValuesInTrace, type RequestLogEntry, requestLogFromTrace } from './trace-facts.ts'
+import type { WarmPool } from './warm-pool.ts'
 import { readZip, type ZipEntry } from './zip.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
-export const REPORTER_PATH = join(here, 'reporter', 'outpost-reporter.cjs')
-export const SECRET_PROBE_PATH = join(here, 'reporter', 'secret-probe.cjs')
+export const REPORTER_PATH = join(here, 'child', 'outpost-reporter.cjs')
+export const SECRET_PROBE_PATH = join(here, 'child', 'secret-probe.cjs')
 
 export interface RunDeps {
   runtimeStatus: (id: string) => Promise<RuntimeStatus | undefined>
@@ -42,6 +43,25 @@ export interface RunDeps {
   heapMb: number
   graceMs: number
   onSecrets?: (values: string[]) => void
+  /** Pre-started Playwright processes; runs start cold without one. */
+  warmPool?: WarmPool
+}
+
+/** Runner plumbing in a run's environment; a warm process starts with the same. */
+export function runnerEnv(
+  deps: Pick<RunDeps, 'heapMb'>,
+  runtimeId: RuntimeId,
+  markerValue: string,
+  secretsFile: string,
+): Record<string, string> {
+  return {
+    NODE_OPTIONS: `--max-old-space-size=${deps.heapMb} --require ${quoteNodeOption(SECRET_PROBE_PATH)}`,
+    OUTPOST_SECRETS_FILE: secretsFile,
+    ...(scrubsAuthorization(runtimeId) ? { OUTPOST_CAPTURE_AUTHORIZATION: '1' } : {}),
+    OUTPOST_RUN_MARKER: markerValue,
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
+    FORCE_COLOR: '0',
+  }
 }
 
 const failed = (code: string, message: string): ProbeOutcome => ({
@@ -105,7 +125,6 @@ export async function runPlaywrightCheck(
   const work = join(ctx.runDir, 'work')
   const outputDir = join(work, 'test-results')
   const eventsFile = join(work, 'events.ndjson')
-  const secretsFile = join(work, 'secrets.ndjson')
   const configFile = join(work, 'outpost.playwright.config.cjs')
   await mkdir(work, { recursive: true })
   try {
@@ -129,35 +148,45 @@ export async function runPlaywrightCheck(
         chromiumPath: deps.chromiumPath,
       }),
     )
-    const markerValue = randomUUID()
-    const marker = `OUTPOST_RUN_MARKER=${markerValue}`
-    const authScrubbed = scrubsAuthorization(check.runtimeId)
+    const cli = await playwrightCli(runtime.dir)
+    const warm = deps.warmPool?.take(runtime.id, cli)
+    const markerValue = warm?.markerValue ?? randomUUID()
+    const secretsFile = warm?.secretsFile ?? join(work, 'secrets.ndjson')
     const env = buildChildEnv({
       agentEnv: deps.agentEnv,
       checkEnv: check.environmentVariables,
       testSession: ctx.testSession,
-      runnerEnv: {
-        NODE_OPTIONS: `--max-old-space-size=${deps.heapMb} --require ${quoteNodeOption(SECRET_PROBE_PATH)}`,
-        OUTPOST_SECRETS_FILE: secretsFile,
-        ...(authScrubbed ? { OUTPOST_CAPTURE_AUTHORIZATION: '1' } : {}),
-        OUTPOST_RUN_MARKER: markerValue,
-        PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
-        FORCE_COLOR: '0',
-      },
+      runnerEnv: runnerEnv(deps, check.runtimeId, markerValue, secretsFile),
     })
-    const started = Date.now()
-    const run = await runInProcessGroup({
-      command: process.execPath,
-      args: [await playwrightCli(runtime.dir), 'test', '--config', configFile],
-      cwd: work,
-      env,
+    const args = ['test', '--config', configFile]
+    const supervise = {
       signal: ctx.signal,
       graceMs: deps.graceMs,
-      marker,
-    })
+      marker: `OUTPOST_RUN_MARKER=${markerValue}`,
+    }
+    const started = Date.now()
+    let run: GroupRunResult
+    if (warm) {
+      const running = superviseGroup(warm.child, supervise)
+      warm.start(work, args, env)
+      run = await running
+    } else {
+      run = await runInProcessGroup({
+        command: process.execPath,
+        args: [cli, ...args],
+        cwd: work,
+        env,
+        ...supervise,
+      })
+    }
     const elapsed = Date.now() - started
     const events = parseRunEvents(await readTextOrEmpty(eventsFile))
     const collected = parseSecretFile(await readTextOrEmpty(secretsFile))
+    await warm?.dispose()
+    // The next warm process starts only now, so its start-up never slows a run down.
+    void deps.warmPool?.refill(runtime.id, cli).catch((err: Error) => {
+      ctx.log.warn({ runtimeId: runtime.id, err: err.message }, 'could not pre-start a Playwright runner')
+    })
 
     // Traces first: the Authorization values they hold are secrets on 2025.04 and later.
     const traces = events.tests.flatMap((t) => t.attachments.filter((a) => a.name === 'trace'))
@@ -166,7 +195,7 @@ export async function runPlaywrightCheck(
       const entries = await readFile(t.path).then(readZip, () => undefined)
       if (entries) traceEntries.push({ path: t.path, entries })
     }
-    const authorization = authScrubbed
+    const authorization = scrubsAuthorization(check.runtimeId)
       ? withCredentialParts([
           ...collected.authorization,
           ...traceEntries.flatMap((t) => authorizationValuesInTrace(t.entries)),
@@ -241,6 +270,7 @@ export async function runPlaywrightCheck(
         playwrightVersion: runtime.playwrightVersion,
         requests,
         exitCode: run.exitCode,
+        warmStart: warm !== undefined,
       },
     }
     return scrubDeep(outcome, scrubber)

@@ -2,7 +2,7 @@
 // started (Playwright workers, browsers) at once. Browsers that Playwright starts in their own group
 // are found by a marker variable in their environment and ended too.
 
-import { spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
 
 export interface GroupRunOptions {
@@ -67,25 +67,37 @@ export async function sweepMarked(marker: string): Promise<number> {
   return pids.length
 }
 
-export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunResult> {
+/** Starts a command as the leader of a new process group, its output piped to us (and fd 3, if asked). */
+export function spawnInGroup(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  withFd3 = false,
+): ChildProcess {
+  const stdio: 'pipe'[] = withFd3 ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe']
+  return spawn(command, args, { cwd, env, detached: true, stdio })
+}
+
+export type SuperviseOptions = Pick<
+  GroupRunOptions,
+  'signal' | 'graceMs' | 'marker' | 'onOutput' | 'keepChars'
+>
+
+/** Waits for a group leader to end, stopping its group when the signal aborts; never rejects. */
+export function superviseGroup(child: ChildProcess, options: SuperviseOptions): Promise<GroupRunResult> {
   const keep = options.keepChars ?? 64_000
   return new Promise((resolve) => {
     let output = ''
     let aborted = false
     let killTimer: NodeJS.Timeout | undefined
-    const child = spawn(options.command, options.args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
     const onData = (stream: 'stdout' | 'stderr') => (data: Buffer) => {
       const chunk = data.toString('utf8')
       output = (output + chunk).slice(-keep)
       options.onOutput?.(chunk, stream)
     }
-    child.stdout.on('data', onData('stdout'))
-    child.stderr.on('data', onData('stderr'))
+    child.stdout?.on('data', onData('stdout'))
+    child.stderr?.on('data', onData('stderr'))
     const stop = () => {
       if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return
       aborted = true
@@ -94,18 +106,8 @@ export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunRes
         if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL')
       }, options.graceMs)
     }
-    if (options.signal.aborted) stop()
-    else options.signal.addEventListener('abort', stop, { once: true })
-    child.on('error', (err) => {
-      options.signal.removeEventListener('abort', stop)
-      clearTimeout(killTimer)
-      resolve({ exitCode: null, exitSignal: null, aborted, output, spawnError: err.message })
-    })
     let closed = false
-    child.on('close', () => {
-      closed = true
-    })
-    child.on('exit', async (code, sig) => {
+    const finish = async (code: number | null, sig: NodeJS.Signals | null) => {
       options.signal.removeEventListener('abort', stop)
       clearTimeout(killTimer)
       // Workers may outlive a crashed main process, and browsers live in groups of their own.
@@ -114,6 +116,27 @@ export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunRes
       // Let the pipes drain; bounded, since a straggler could hold them open.
       for (let i = 0; i < 40 && !closed; i++) await new Promise((r) => setTimeout(r, 25))
       resolve({ exitCode: code, exitSignal: sig, aborted, output })
+    }
+    if (child.exitCode !== null || child.signalCode !== null) {
+      void finish(child.exitCode, child.signalCode)
+      return
+    }
+    if (options.signal.aborted) stop()
+    else options.signal.addEventListener('abort', stop, { once: true })
+    child.on('error', (err) => {
+      options.signal.removeEventListener('abort', stop)
+      clearTimeout(killTimer)
+      resolve({ exitCode: null, exitSignal: null, aborted, output, spawnError: err.message })
     })
+    child.on('close', () => {
+      closed = true
+    })
+    child.on('exit', (code, sig) => void finish(code, sig))
   })
+}
+
+export function runInProcessGroup(options: GroupRunOptions): Promise<GroupRunResult> {
+  const child = spawnInGroup(options.command, options.args, options.cwd, options.env)
+  child.stdin?.end()
+  return superviseGroup(child, options)
 }

@@ -1,4 +1,4 @@
-// Reads the event file our reporter writes (reporter/outpost-reporter.cjs) into steps, output and
+// Reads the event file our reporter writes (child/outpost-reporter.cjs) into steps, output and
 // per-test outcomes. The file may end mid-run when the run was killed; every complete line counts.
 
 import type { LogLine, StepResult } from '../model/result.ts'

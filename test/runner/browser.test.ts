@@ -9,6 +9,7 @@ import {
   startServer,
   type TestServer,
   tempDir,
+  testDataDir,
 } from './helpers.ts'
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
@@ -18,7 +19,7 @@ describe('browser checks on Debian chromium', () => {
   const { log } = memoryLogger()
   const runner = createPlaywrightRunner({
     runtimesDir: RUNTIMES_DIR,
-    dataDir: '/nonexistent',
+    dataDir: testDataDir(),
     secrets: { values: [] },
     log,
     chromiumPath: '/usr/bin/chromium',
@@ -27,7 +28,10 @@ describe('browser checks on Debian chromium', () => {
   beforeAll(async () => {
     server = await startServer()
   })
-  afterAll(() => server.close())
+  afterAll(async () => {
+    await runner.close()
+    await server.close()
+  })
 
   it('passes on a page that shows the heading, and keeps a screenshot of the page when it fails', async () => {
     const spec = (heading: string) => `

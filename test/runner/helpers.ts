@@ -1,6 +1,7 @@
 // Shared pieces of the runner tests: a real HTTP server on loopback, check objects, a logger that
 // keeps its lines for assertions.
 
+import { mkdtempSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -112,4 +113,9 @@ export function context(
     runDir,
     testSession: opts.testSession ?? false,
   }
+}
+
+/** A data directory for a runner under test (warm runners keep their scratch files there). */
+export function testDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'runner-data-'))
 }

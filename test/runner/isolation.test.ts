@@ -10,6 +10,7 @@ import {
   startServer,
   type TestServer,
   tempDir,
+  testDataDir,
 } from './helpers.ts'
 
 /** Running: exists and is not a zombie (a killed process waits for PID 1 to reap it; that is not ours to do). */
@@ -43,7 +44,7 @@ describe('run isolation', () => {
   const { log } = memoryLogger()
   const runner = createPlaywrightRunner({
     runtimesDir: RUNTIMES_DIR,
-    dataDir: '/nonexistent',
+    dataDir: testDataDir(),
     secrets: { values: [] },
     log,
     chromiumPath: '/usr/bin/chromium',
@@ -54,7 +55,10 @@ describe('run isolation', () => {
   beforeAll(async () => {
     server = await startServer()
   })
-  afterAll(() => server.close())
+  afterAll(async () => {
+    await runner.close()
+    await server.close()
+  })
 
   it('kills the whole process group at the timeout and leaves no process behind', async () => {
     const dir = await tempDir('ms-timeout-')

@@ -11,6 +11,7 @@ import {
   startServer,
   type TestServer,
   tempDir,
+  testDataDir,
 } from './helpers.ts'
 
 const threeSteps = (url: string, failAt?: number) => `
@@ -37,7 +38,7 @@ describe('multistep checks', () => {
   const { log } = memoryLogger()
   const runner = createPlaywrightRunner({
     runtimesDir: RUNTIMES_DIR,
-    dataDir: '/nonexistent',
+    dataDir: testDataDir(),
     secrets: { values: [] },
     log,
     chromiumPath: '/usr/bin/chromium',
@@ -46,7 +47,10 @@ describe('multistep checks', () => {
   beforeAll(async () => {
     server = await startServer()
   })
-  afterAll(() => server.close())
+  afterAll(async () => {
+    await runner.close()
+    await server.close()
+  })
 
   it('runs a three-step check that passes, in a clean environment', async () => {
     const dir = await tempDir('ms-pass-')
@@ -56,6 +60,7 @@ describe('multistep checks', () => {
     )
     expect(out.error).toBeUndefined()
     expect(out.status).toBe('passed')
+    expect(out.details?.warmStart).toBe(false)
     expect(out.steps?.map((s) => [s.name, s.status])).toEqual([
       ['get ok', 'passed'],
       ['get json', 'passed'],
@@ -97,7 +102,9 @@ describe('multistep checks', () => {
     expect(three?.name).toBe('get ok again')
     expect(three?.error).toBe('not run: step "get json" failed before it')
     const envLine = out.logs?.find((l) => l.message.startsWith('env '))?.message ?? ''
-    expect(JSON.parse(envLine.slice(4)).CI).toBe('true')
+    // Taken by a warm runner (started after the first run): the same clean environment, CI set.
+    expect(out.details?.warmStart).toBe(true)
+    expect(JSON.parse(envLine.slice(4))).toEqual({ SERVICE: '1', CI: 'true', API_KEY: null })
     await dir.remove()
   })
 

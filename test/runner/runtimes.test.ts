@@ -12,6 +12,7 @@ import {
   startServer,
   type TestServer,
   tempDir,
+  testDataDir,
 } from './helpers.ts'
 
 const everydayLibraries = (url: string) => `
@@ -48,7 +49,7 @@ describe('runtimes', () => {
   it('runs the same check on each of the three runtimes, with its own Playwright', async () => {
     const runner = createPlaywrightRunner({
       runtimesDir: RUNTIMES_DIR,
-      dataDir: '/nonexistent',
+      dataDir: testDataDir(),
       secrets: { values: [] },
       log,
       chromiumPath: '/usr/bin/chromium',
@@ -74,6 +75,7 @@ describe('runtimes', () => {
       expect(out.details?.playwrightVersion).toBe(statuses.find((s) => s.id === runtimeId)?.playwrightVersion)
       await dir.remove()
     }
+    await runner.close()
   })
 
   it('marks a runtime with a dangling dependency link unavailable, and its jobs fail with the reason', async () => {
@@ -91,7 +93,7 @@ describe('runtimes', () => {
 
     const runner = createPlaywrightRunner({
       runtimesDir: dir.path,
-      dataDir: '/nonexistent',
+      dataDir: testDataDir(),
       secrets: { values: [] },
       log,
       chromiumPath: '/usr/bin/chromium',

@@ -13,6 +13,7 @@ import {
   startServer,
   type TestServer,
   tempDir,
+  testDataDir,
 } from './helpers.ts'
 
 async function traceText(out: ProbeOutcome): Promise<string> {
@@ -29,7 +30,7 @@ describe('secrets in runs', () => {
   const discovered: string[] = []
   const runner = createPlaywrightRunner({
     runtimesDir: RUNTIMES_DIR,
-    dataDir: '/nonexistent',
+    dataDir: testDataDir(),
     secrets: { values: ['configured-agent-secret'] },
     log,
     chromiumPath: '/usr/bin/chromium',
@@ -39,7 +40,10 @@ describe('secrets in runs', () => {
   beforeAll(async () => {
     server = await startServer()
   })
-  afterAll(() => server.close())
+  afterAll(async () => {
+    await runner.close()
+    await server.close()
+  })
 
   it('scrubs a secret the check assigns while it runs from the result and the trace', async () => {
     const dir = await tempDir('ms-secret-')
@@ -58,20 +62,24 @@ test('assigns a secret', async ({ request }) => {
   })
 })
 `
-    const out = await runner.multistep(
-      multistep(spec, { env: { SERVICE_SECRET_CONF: 'configured-check-secret' } }),
-      context(log, dir.path),
-    )
-    expect(out.status).toBe('passed')
-    expect(server.requests.some((r) => r.url.includes('assigned-in-run-s3cr3t'))).toBe(true)
-    const result = JSON.stringify(out)
-    const trace = await traceText(out)
-    for (const secret of ['assigned-in-run-s3cr3t', 'configured-check-secret']) {
-      expect(result).not.toContain(secret)
-      expect(trace).not.toContain(secret)
+    // Twice: the first run starts Playwright cold, the second takes the warm runner the first left.
+    for (const warmStart of [false, true]) {
+      const out = await runner.multistep(
+        multistep(spec, { env: { SERVICE_SECRET_CONF: 'configured-check-secret' } }),
+        context(log, join(dir.path, String(warmStart))),
+      )
+      expect(out.status).toBe('passed')
+      expect(out.details?.warmStart).toBe(warmStart)
+      const result = JSON.stringify(out)
+      const trace = await traceText(out)
+      for (const secret of ['assigned-in-run-s3cr3t', 'configured-check-secret']) {
+        expect(result).not.toContain(secret)
+        expect(trace).not.toContain(secret)
+      }
+      expect(result).toContain('token is *********')
+      expect(trace).toContain('token=*********')
     }
-    expect(result).toContain('token is *********')
-    expect(trace).toContain('token=*********')
+    expect(server.requests.some((r) => r.url.includes('assigned-in-run-s3cr3t'))).toBe(true)
     expect(discovered).toContain('assigned-in-run-s3cr3t')
     await dir.remove()
   })

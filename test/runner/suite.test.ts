@@ -26,7 +26,7 @@ function suite(
     logicalId: name,
     name,
     type: 'PLAYWRIGHT',
-    playwrightConfigPath: join(FIXTURES, name, 'playwright.config.ts'),
+    playwrightConfigPath: join(FIXTURES, name, 'playwright.config.js'),
     pwProjects: [],
     pwTags: [],
     environmentVariables: [{ key: 'BASE_URL', value: baseUrl }],
@@ -62,8 +62,8 @@ describe('Playwright check suites', () => {
     expect(first.error).toBeUndefined()
     expect(first.details).toMatchObject({ packageManager: 'npm', installCached: false })
     expect(first.steps?.map((s) => [s.name, s.status])).toEqual([
-      ['api › api.spec.ts › runs with the service environment @smoke', 'passed'],
-      ['api › api.spec.ts › reads json', 'passed'],
+      ['api › api.spec.js › runs with the service environment @smoke', 'passed'],
+      ['api › api.spec.js › reads json', 'passed'],
     ])
     expect(first.logs?.map((l) => l.message)).toContain('env SERVICE=1 CI=unset')
     const report = first.artifacts?.find((a) => a.kind === 'report')

@@ -30,10 +30,8 @@ export interface CachedInstall {
   key: string
 }
 
-export interface InstallRunner {
-  /** Runs the install in `dir`; resolves when it succeeded, rejects with the reason otherwise. */
-  (dir: string): Promise<void>
-}
+/** Runs the install in `dir`; resolves when it succeeded, rejects with the reason otherwise. */
+export type InstallRunner = (dir: string) => Promise<void>
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(
