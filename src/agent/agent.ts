@@ -34,6 +34,8 @@ export interface AgentDeps {
    * a warning, not a failure (checks against the port then reach the daemon's server).
    */
   healthServerOptional?: boolean
+  /** Where the agent's own errors go (Sentry, unless turned off). */
+  reportError?: (error: unknown) => void
   now?: () => number
 }
 
@@ -67,15 +69,19 @@ export async function startAgent(deps: AgentDeps): Promise<Agent> {
   const { config, log } = deps
   const lifecycle = createLifecycle((from, to) => log.info({ from, to }, `lifecycle: ${from} -> ${to}`))
   const metrics = createAgentMetrics({ version: deps.info.version, flavor: deps.info.flavor })
-  const health = await startHealth(
-    { lifecycle, metrics, host: config.listenHost, port: config.healthPort },
-    deps,
-  )
-
+  // Storage first: a data directory that cannot be written stops start-up before any port is bound.
   await mkdir(config.dataDir, { recursive: true })
   const ndjson = deps.sink
     ? undefined
     : await createNdjsonSink(path.join(config.dataDir, 'results.ndjson'), log)
+  let health: HealthServer
+  try {
+    health = await startHealth({ lifecycle, metrics, host: config.listenHost, port: config.healthPort }, deps)
+  } catch (error) {
+    await ndjson?.close()
+    metrics.close()
+    throw error
+  }
   const sink = teeSink([...(deps.sink ? [deps.sink] : [ndjson!]), ...(deps.extraSinks ?? [])])
   const queues = createQueues({
     uptimeConcurrency: config.uptimeConcurrency,
@@ -90,6 +96,7 @@ export async function startAgent(deps: AgentDeps): Promise<Agent> {
     metrics,
     log,
     now: deps.now,
+    reportError: deps.reportError,
     run: (job, stop) =>
       runJob(job, stop, {
         execute: executorFor(deps.executors, config.flavor, job.check.type),
@@ -100,12 +107,14 @@ export async function startAgent(deps: AgentDeps): Promise<Agent> {
         runsDir,
         now: deps.now,
         abortGraceMs: ABORT_GRACE_MS,
+        reportError: deps.reportError,
       }),
   })
 
   const pulling = new AbortController()
   const pullDone = scheduler.pull(pulling.signal).catch((err: unknown) => {
     log.error({ err }, 'the job source failed; stopping the agent')
+    deps.reportError?.(err)
     void stop()
   })
   lifecycle.advance('ready')

@@ -25,6 +25,8 @@ export interface RunJobDeps {
    * Executors that own child processes kill them within this grace.
    */
   abortGraceMs?: number
+  /** The agent's own errors (an executor that throws is a bug of ours) go to error reporting. */
+  reportError?: (error: unknown) => void
 }
 
 /** Thrown into the signal as its reason so the result can say why the run stopped. */
@@ -62,6 +64,7 @@ export async function runJob(job: Job, stop: AbortSignal, deps: RunJobDeps): Pro
   } catch (error) {
     outcome = failedOutcome('RUNNER_ERROR', `the check could not be run: ${messageOf(error)}`)
     log.error({ err: error }, 'executor threw')
+    deps.reportError?.(error)
   } finally {
     clearTimeout(timer)
   }

@@ -21,6 +21,7 @@ export interface SchedulerDeps {
   metrics: AgentMetrics
   log: Logger
   now?: () => number
+  reportError?: (error: unknown) => void
 }
 
 export interface Scheduler {
@@ -85,6 +86,7 @@ export function createScheduler(deps: SchedulerDeps): Scheduler {
         // p-queue rejects jobs it drops on clear(): those never started, and the drain counts them.
         if (err instanceof DOMException && err.name === 'AbortError') return
         deps.log.error({ err, checkId: job.check.logicalId }, 'job failed outside its run')
+        deps.reportError?.(err)
       })
   }
 

@@ -10,16 +10,19 @@ import { formatDiagnostic } from '../constructs/diagnostics.ts'
 import { ChecksDirectoryError, loadChecks } from '../loader/load-checks.ts'
 import type { CheckDefinition } from '../model/checks.ts'
 import { createScrubber, type Scrubber } from '../secrets/scrubber.ts'
+import { createErrorReporter, type ErrorReporter } from '../telemetry/error-reporting.ts'
 import { createLogger, type Logger, type LogLevel } from '../telemetry/logger.ts'
+import { AGENT_VERSION } from '../version.ts'
 import { type CliIo, ExitCode } from './io.ts'
 
 export interface AgentSetup {
   config: Readonly<AgentConfig>
   scrubber: Scrubber
   log: Logger
+  errors: ErrorReporter
 }
 
-export function setUpAgent(
+export async function setUpAgent(
   io: CliIo,
   options: {
     command: string
@@ -27,7 +30,7 @@ export function setUpAgent(
     defaultLevel?: LogLevel
     overrides?: Record<string, string>
   },
-): AgentSetup | number {
+): Promise<AgentSetup | number> {
   let config: Readonly<AgentConfig>
   try {
     config = loadAgentConfig({ ...io.env, ...options.overrides }, io.cwd)
@@ -46,7 +49,14 @@ export function setUpAgent(
     // Reporters own stdout in a test session; logs then go to stderr.
     ...(options.toStderr ? { destination: pino.destination({ fd: 2, sync: true }), pretty: false } : {}),
   })
-  return { config, scrubber, log }
+  const errors = await createErrorReporter({
+    externalObservability: config.externalObservability,
+    dsn: config.sentryDsn,
+    version: AGENT_VERSION,
+    scrubber,
+    log,
+  })
+  return { config, scrubber, log, errors }
 }
 
 /** ./checks when the user has one, else the bundled examples. */

@@ -5,10 +5,14 @@ import { type Agent, startAgent } from '../../agent/agent.ts'
 import { loadOrCreateAgentId } from '../../agent/agent-id.ts'
 import { createDefaultExecutors } from '../../agent/default-executors.ts'
 import { createLocalSource } from '../../agent/local-source.ts'
+import type { ErrorReporter } from '../../telemetry/error-reporting.ts'
 import type { Logger } from '../../telemetry/logger.ts'
 import { AGENT_VERSION } from '../../version.ts'
 import { loadChecksOrExplain, resolveChecksDir, setUpAgent } from '../agent-setup.ts'
 import { type CliIo, ExitCode } from '../io.ts'
+
+/** How long the last error events may take to leave before the process exits. */
+const FLUSH_TIMEOUT_MS = 2000
 
 export const START_USAGE = `usage: outpost start [--checks <dir>]
 
@@ -39,34 +43,45 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
     io.stdout(`${START_USAGE}\n`)
     return ExitCode.ok
   }
-  const setup = setUpAgent(io, { command: 'start' })
+  const setup = await setUpAgent(io, { command: 'start' })
   if (typeof setup === 'number') return setup
-  const { config, scrubber, log } = setup
+  const { config, scrubber, log, errors } = setup
   const checksDir = resolveChecksDir(values.checks, io.cwd)
   const checks = await loadChecksOrExplain(checksDir, io, 'start')
   if (typeof checks === 'number') return checks
 
-  const agent = await startAgent({
-    config,
-    log,
-    scrubber,
-    source: createLocalSource({ checks }),
-    executors: await createDefaultExecutors({ config, log }),
-    info: { id: await loadOrCreateAgentId(config.dataDir), version: AGENT_VERSION, flavor: config.flavor },
-  })
+  let agent: Agent
+  try {
+    agent = await startAgent({
+      config,
+      log,
+      scrubber,
+      source: createLocalSource({ checks }),
+      executors: await createDefaultExecutors({ config, log }),
+      info: { id: await loadOrCreateAgentId(config.dataDir), version: AGENT_VERSION, flavor: config.flavor },
+      reportError: (error) => errors.capture(error),
+    })
+  } catch (error) {
+    log.fatal({ err: error }, `the agent could not start: ${(error as Error).message}`)
+    errors.capture(error)
+    await errors.flush(FLUSH_TIMEOUT_MS)
+    log.flush()
+    return ExitCode.failed
+  }
   log.info(
     { checks: checks.length, checksDir, flavor: config.flavor, version: AGENT_VERSION },
     `agent ready: ${checks.length} check(s) from ${checksDir}`,
   )
-  handleSignals(agent, log)
+  handleSignals(agent, log, errors)
   await agent.stopped
+  await errors.flush(FLUSH_TIMEOUT_MS)
   log.info('agent stopped')
   log.flush()
   return ExitCode.ok
 }
 
 /** First SIGTERM/SIGINT drains; a second one abandons the drain and exits after flushing. */
-function handleSignals(agent: Agent, log: Logger): void {
+function handleSignals(agent: Agent, log: Logger, errors: ErrorReporter): void {
   let received = 0
   const onSignal = (signal: NodeJS.Signals): void => {
     received += 1
@@ -83,9 +98,10 @@ function handleSignals(agent: Agent, log: Logger): void {
   const onFatal = (error: unknown, kind: string): void => {
     // Never stay half-alive: log, stop as cleanly as we can, and exit non-zero.
     log.fatal({ err: error }, `${kind}: the agent is stopping`)
+    errors.capture(error)
     process.exitCode = 1
     agent.stopNow()
-    void agent.stopped.finally(() => {
+    void Promise.all([agent.stopped, errors.flush(FLUSH_TIMEOUT_MS)]).finally(() => {
       log.flush()
       process.exit(1)
     })

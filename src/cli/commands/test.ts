@@ -46,14 +46,14 @@ interface TestOptions {
 export async function testCommand(args: string[], io: CliIo): Promise<number> {
   const parsed = parseTestArgs(args, io)
   if (typeof parsed === 'number') return parsed
-  const setup = setUpAgent(io, {
+  const setup = await setUpAgent(io, {
     command: 'test',
     toStderr: true,
     defaultLevel: 'warn',
     overrides: parsed.location ? { AGENT_LOCATION: parsed.location } : {},
   })
   if (typeof setup === 'number') return setup
-  const { config, scrubber, log } = setup
+  const { config, scrubber, log, errors } = setup
 
   const dir = resolveChecksDir(parsed.dir, io.cwd)
   const loaded = await loadChecksOrExplain(dir, io, 'test')
@@ -85,6 +85,7 @@ export async function testCommand(args: string[], io: CliIo): Promise<number> {
     executors: await createDefaultExecutors({ config, log }),
     info: { id: await loadOrCreateAgentId(config.dataDir), version: AGENT_VERSION, flavor: config.flavor },
     healthServerOptional: true,
+    reportError: (error) => errors.capture(error),
     sink: {
       async write(result) {
         results.push(result)
