@@ -78,7 +78,9 @@ export function createNetnsLab(prefix: string): NetnsLab {
       await writeFile(join(dir, name), content)
     },
     async sysctl(ns, key, value) {
-      await ip(['netns', 'exec', ns, 'sysctl', '-q', '-w', `${key}=${value}`])
+      // Written through /proc rather than the sysctl tool, which slim images (no procps) lack.
+      const file = `/proc/sys/${key.replaceAll('.', '/')}`
+      await ip(['netns', 'exec', ns, 'sh', '-c', 'printf "%s\n" "$1" > "$2"', 'sh', value, file])
     },
     exec(ns, command, args, options = {}) {
       return new Promise((resolve) => {
