@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
-import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { access, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { buffer } from 'node:stream/consumers'
@@ -109,7 +109,7 @@ describe('scrubZipFile', () => {
           name: 'trace.trace',
           data: Buffer.from(`{"type":"log","text":${JSON.stringify(`login ${PASSWORD} ${TOKEN}`)}}\n`),
         },
-        { name: 'trace.network', data: networkLog(40_000) },
+        { name: 'trace.network', data: networkLog(20_000) },
         { name: 'resources/page.html', data: Buffer.from(html), compress: false },
         { name: `resources/${encodeURIComponent(TOKEN)}.json`, data: Buffer.from('{"ok":true}') },
         { name: 'resources/blob.bin', data: binary },
@@ -154,12 +154,65 @@ describe('scrubZipFile', () => {
     expect(after.entries.get('trace.trace')!.mode & 0o777).toBe(0o640)
     // Every line of the big entry is still valid JSON: scrubbing kept the structure.
     const lines = after.entries.get('trace.network')!.data.toString().split('\n')
-    expect(lines).toHaveLength(40_000)
+    expect(lines).toHaveLength(20_000)
     for (const line of lines) expect(() => JSON.parse(line)).not.toThrow()
     // The source is left as it was.
     expect((await readZip(source)).entries.get('trace.trace')!.data).toEqual(
       before.entries.get('trace.trace')!.data,
     )
+  })
+
+  it('rewrites zips nested inside the zip, and scrubs a .zip entry that is not a zip as bytes', async () => {
+    const inner = path.join(dir, 'inner.zip')
+    await writeZip(inner, [{ name: 'trace.network', data: networkLog(2_000) }], '')
+    const middle = path.join(dir, 'middle.zip')
+    await writeZip(middle, [{ name: 'test-results/trace.zip', data: await readFile(inner) }], '')
+    const source = path.join(dir, 'artifacts.zip')
+    await writeZip(
+      source,
+      [
+        { name: 'run/results.zip', data: await readFile(middle) },
+        { name: 'notes.zip', data: Buffer.from(`not an archive, just ${TOKEN}`) },
+      ],
+      '',
+    )
+    // Compressed, the nested secrets are invisible to a plain byte scan.
+    expect(leaks((await readFile(source)).toString('latin1'))).toEqual([])
+    const destination = path.join(dir, 'artifacts.scrubbed.zip')
+
+    await scrubZipFile({ scrubber: createScrubber([PASSWORD, TOKEN]), source, destination, tempDir: dir })
+
+    const outer = await readZip(destination)
+    expect(outer.entries.get('notes.zip')!.data.toString()).toBe(`not an archive, just ${SCRUBBED}`)
+    const middleOut = path.join(dir, 'middle.out.zip')
+    await writeFile(middleOut, outer.entries.get('run/results.zip')!.data)
+    const innerOut = path.join(dir, 'inner.out.zip')
+    await writeFile(innerOut, (await readZip(middleOut)).entries.get('test-results/trace.zip')!.data)
+    const network = (await readZip(innerOut)).entries.get('trace.network')!.data.toString()
+    expect(network.split('\n')).toHaveLength(2_000)
+    expect(network).toContain(SCRUBBED)
+    expect(leaks(network)).toEqual([])
+    // The unpacked copies are gone.
+    expect((await readdir(dir)).filter((name) => name.startsWith('outpost-nested-zip-'))).toEqual([])
+  })
+
+  it('refuses zips nested deeper than it unpacks, and leaves no output behind', async () => {
+    let current = path.join(dir, 'level-0.zip')
+    await writeZip(current, [{ name: 'secret.txt', data: Buffer.from(TOKEN) }], '')
+    for (let level = 1; level <= 4; level++) {
+      const next = path.join(dir, `level-${level}.zip`)
+      await writeZip(next, [{ name: `level-${level - 1}.zip`, data: await readFile(current) }], '')
+      current = next
+    }
+    const destination = path.join(dir, 'out.zip')
+    const attempt = scrubZipFile({
+      scrubber: createScrubber([TOKEN]),
+      source: current,
+      destination,
+      tempDir: dir,
+    })
+    await expect(attempt).rejects.toThrow(/nests zips more than 3 deep/)
+    await expect(access(destination)).rejects.toThrow()
   })
 
   it('refuses a file that is not a zip, naming it, and leaves no output behind', async () => {
