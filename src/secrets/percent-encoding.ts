@@ -25,17 +25,26 @@ const SPECIAL_QUERY_SET = `${QUERY_SET}'`
 const PATH_SET = `${QUERY_SET}?\`{}`
 const USERINFO_SET = `${PATH_SET}/:;=@[\\]^|`
 
+export const URI_COMPONENT: PercentEncoding = {
+  name: 'encodeURIComponent',
+  keep: "-_.!~*'()",
+  spaceAsPlus: false,
+  base64Source: true,
+}
+
+export const FORM_URLENCODED: PercentEncoding = {
+  name: 'application/x-www-form-urlencoded (URLSearchParams)',
+  keep: '*-._',
+  spaceAsPlus: true,
+  base64Source: true,
+}
+
 export const PERCENT_ENCODINGS: readonly PercentEncoding[] = [
-  { name: 'encodeURIComponent', keep: "-_.!~*'()", spaceAsPlus: false, base64Source: true },
+  URI_COMPONENT,
   { name: 'encodeURIComponent, + for space', keep: "-_.!~*'()", spaceAsPlus: true },
   { name: "RFC 3986 unreserved (!'()* escaped)", keep: '-_.~', spaceAsPlus: false },
   { name: "RFC 3986 unreserved (!'()* escaped), + for space", keep: '-_.~', spaceAsPlus: true },
-  {
-    name: 'application/x-www-form-urlencoded (URLSearchParams)',
-    keep: '*-._',
-    spaceAsPlus: true,
-    base64Source: true,
-  },
+  FORM_URLENCODED,
   { name: 'encodeURI', keep: "-_.!~*'();/?:@&=+$,#", spaceAsPlus: false },
   { name: 'WHATWG URL path', keep: allExcept(PATH_SET), spaceAsPlus: false },
   { name: 'WHATWG URL query', keep: allExcept(QUERY_SET), spaceAsPlus: false },

@@ -4,7 +4,7 @@
 // value and its common encodings at every alignment.
 
 import { base64Forms } from './base64-forms.ts'
-import { PERCENT_ENCODINGS, percentEncode } from './percent-encoding.ts'
+import { FORM_URLENCODED, PERCENT_ENCODINGS, percentEncode, URI_COMPONENT } from './percent-encoding.ts'
 import { HTML_ESCAPINGS, htmlEscape, JSON_ESCAPINGS, type JsonEscaping, jsonEscape } from './text-escaping.ts'
 
 /**
@@ -38,6 +38,15 @@ function valueForms(value: string): ValueForms {
   }
   for (const escaping of JSON_ESCAPINGS) escaped.push(jsonEscape(value, escaping))
   for (const escaping of HTML_ESCAPINGS) escaped.push(htmlEscape(value, escaping))
+  // A URL or a JSON document carried in a query parameter or form field (a redirect target, a state blob).
+  for (const inner of [
+    percentEncode(wellFormed, URI_COMPONENT, false),
+    jsonEscape(wellFormed, STANDARD_JSON),
+  ]) {
+    for (const encoding of [URI_COMPONENT, FORM_URLENCODED]) {
+      escaped.push(percentEncode(inner, encoding, false), percentEncode(inner, encoding, true))
+    }
+  }
   return { escaped, base64Sources }
 }
 

@@ -84,6 +84,8 @@ function textualForms(secret: string): Record<string, string> {
     'JSON \\u lower': unicodeEscapedJson(secret, false),
     'JSON \\u upper': unicodeEscapedJson(secret, true),
     'JSON inside JSON': JSON.stringify(JSON.stringify(secret)).slice(1, -1),
+    'encodeURIComponent twice': encodeURIComponent(encodeURIComponent(secret)),
+    'JSON in a form field': new URLSearchParams({ k: JSON.stringify(secret) }).toString().slice(5, -3),
     'HTML &#39;': htmlEscape(secret, '&#39;'),
     'HTML &#x27;': htmlEscape(secret, '&#x27;'),
   }

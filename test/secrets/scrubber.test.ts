@@ -68,6 +68,17 @@ describe('createScrubber', () => {
     expect(fromUtf8(scrubber.bytes(utf8(input)))).toBe(`https://h.test/x?a=${SCRUBBED}&b=1`)
   })
 
+  it('scrubs a secret in a URL that is itself a query parameter, and in JSON carried in one', async () => {
+    const redirect = `https://h.test/login?next=${encodeURIComponent(`https://h.test/cb?token=${encodeURIComponent(SPECIAL)}`)}`
+    expect(await scrubAll([SPECIAL], redirect)).toBe(
+      `https://h.test/login?next=${encodeURIComponent('https://h.test/cb?token=')}${SCRUBBED}`,
+    )
+    const state = new URLSearchParams({ state: JSON.stringify({ pw: SPECIAL }) }).toString()
+    expect(await scrubAll([SPECIAL], state)).toBe(
+      `${new URLSearchParams({ state: '{"pw":"' }).toString()}${SCRUBBED}${encodeURIComponent('"}')}`,
+    )
+  })
+
   it('scrubs a whole form body as URLSearchParams writes it', async () => {
     const body = new URLSearchParams({ user: 'me', password: SPECIAL, next: '/home' }).toString()
     const out = await scrubAll([SPECIAL], body)
