@@ -7,7 +7,14 @@ import type { Assertion, TcpCheck } from '../model/checks.ts'
 import type { Probe, ProbeContext, ProbeOutcome } from '../model/probe.ts'
 import type { Timings } from '../model/result.ts'
 import { type AssertionSubject, evaluateAssertions, unsupportedSource } from './assertions.ts'
-import { connectTcp, type HostLookup, resolveHost } from './net/timed-connect.ts'
+import { resolveFamily } from './ip-family.ts'
+import {
+  connectTcp,
+  familyOptionsFor,
+  type HostLookup,
+  resolveHost,
+  stripBrackets,
+} from './net/timed-connect.ts'
 import {
   type ClassifiedError,
   classifyNetworkError,
@@ -64,8 +71,14 @@ async function runTcpCheck(
   let family: 4 | 6 | undefined
   let reply: Reply | undefined
   let responseEnd: number
+  const notes: string[] = []
   try {
-    const resolved = await resolveHost(request.hostname, request.ipFamily, deadline.signal, deps.lookup)
+    const host = stripBrackets(request.hostname)
+    // An IPv6 check on a host without IPv6 falls back to IPv4 and says so (ip-family.ts).
+    const decision = await resolveFamily(request.ipFamily, host, familyOptionsFor(deps.lookup))
+    if (decision.fallbackNote) notes.push(decision.fallbackNote)
+    phaseStarted = performance.now()
+    const resolved = await resolveHost(host, decision.family, deadline.signal, deps.lookup)
     timings.dns = resolved.dnsMs
     remoteAddress = resolved.address
     family = resolved.family
@@ -94,12 +107,12 @@ async function runTcpCheck(
     if (phase === 'dns') timings.dns = spent
     else if (phase === 'connect') timings.connect = spent
     else timings.firstByte = spent
-    return failed(err, phase, target, deadline, ctx, timings, remoteAddress)
+    return failed(err, phase, target, deadline, ctx, timings, remoteAddress, notes)
   } finally {
     deadline.dispose()
   }
   const responseTimeMs = roundMs(responseEnd - startedAt)
-  return judge(check, responseTimeMs, timings, reply, remoteAddress, family)
+  return judge(check, responseTimeMs, timings, reply, remoteAddress, family, notes)
 }
 
 function judge(
@@ -109,6 +122,7 @@ function judge(
   reply: Reply | undefined,
   remoteAddress: string,
   family: 4 | 6,
+  notes: string[],
 ): ProbeOutcome {
   let text: string | undefined
   const replyText = (): string => {
@@ -131,6 +145,7 @@ function judge(
     ipFamily: family === 6 ? 'IPv6' : 'IPv4',
     bytesSent: check.request.data ? Buffer.byteLength(check.request.data) : 0,
   }
+  if (notes.length > 0) details.notes = notes
   if (reply) {
     details.bytesReceived = reply.data.length
     details.replyTruncated = reply.truncated
@@ -239,6 +254,7 @@ function failed(
   ctx: ProbeContext,
   timings: Timings,
   remoteAddress: string | undefined,
+  notes: string[],
 ): ProbeOutcome {
   const failedPhase = err instanceof PhaseError ? err.phase : phase
   let error: ClassifiedError
@@ -253,6 +269,7 @@ function failed(
   }
   const details: Record<string, unknown> = { phase: failedPhase }
   if (remoteAddress) details.remoteAddress = remoteAddress
+  if (notes.length > 0) details.notes = notes
   return {
     status: 'failed',
     responseTimeMs: roundMs(deadline.elapsed()),

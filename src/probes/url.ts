@@ -21,7 +21,7 @@ import {
   RequestInputError,
 } from './http/request.ts'
 import { queryJsonPath } from './json-path.ts'
-import { type HostLookup, stripBrackets } from './net/timed-connect.ts'
+import { familyOptionsFor, type HostLookup, stripBrackets } from './net/timed-connect.ts'
 import {
   type ClassifiedError,
   classifyNetworkError,
@@ -104,6 +104,7 @@ async function runUrlCheck(
         maxBodyBytes: URL_LIMITS.maxBodyBytes,
         maxRedirects: URL_LIMITS.maxRedirects,
         lookup: deps.lookup,
+        family: familyOptionsFor(deps.lookup),
       },
       progress,
       deadline.signal,
@@ -143,6 +144,7 @@ function judgeResponse(check: UrlCheck, result: HttpResult, responseTimeMs: numb
   }
   if (result.redirects.length > 0) details.redirects = result.redirects
   if (result.certificate) details.tls = result.certificate
+  if (result.notes.length > 0) details.notes = result.notes
   if (decision.status === 'failed') details.bodyExcerpt = excerpt(result.body)
   const outcome: ProbeOutcome = {
     status: decision.status,
@@ -207,6 +209,7 @@ async function failedRequest(
   const details: Record<string, unknown> = { url: progress.url, phase }
   if (progress.remoteAddress) details.remoteAddress = progress.remoteAddress
   if (progress.redirects.length > 0) details.redirects = progress.redirects
+  if (progress.notes.length > 0) details.notes = progress.notes
   const outcome: ProbeOutcome = {
     status: 'failed',
     responseTimeMs,

@@ -4,11 +4,13 @@
 
 import type { IpFamily, KeyValuePair } from '../../model/checks.ts'
 import type { Timings } from '../../model/result.ts'
+import { type ResolveFamilyOptions, resolveFamily } from '../ip-family.ts'
 import {
   type CertificateInfo,
   connectTcp,
   type HostLookup,
   resolveHost,
+  stripBrackets,
   upgradeTls,
 } from '../net/timed-connect.ts'
 import { CodedError, type Phase, PhaseError } from '../network-errors.ts'
@@ -25,6 +27,8 @@ export interface HttpRequestOptions {
   maxBodyBytes: number
   maxRedirects: number
   lookup?: HostLookup
+  /** How to tell whether this host can use IPv6 (see ip-family.ts); the system's by default. */
+  family?: ResolveFamilyOptions
 }
 
 export interface RedirectHop {
@@ -48,6 +52,7 @@ export interface HttpResult {
   remoteFamily: 4 | 6
   /** Of the last HTTPS hop. */
   certificate?: CertificateInfo
+  notes: string[]
 }
 
 /** Progress so far, so a failure can still report where it happened and what was measured. */
@@ -61,6 +66,8 @@ export interface HttpProgress {
   remoteAddress?: string
   timings: Timings
   redirects: RedirectHop[]
+  /** Facts worth telling the user, such as an IPv6 check that fell back to IPv4. */
+  notes: string[]
 }
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
@@ -79,6 +86,7 @@ export function newProgress(url: URL): HttpProgress {
     port: portOf(url),
     timings: { dns: 0, connect: 0, tls: 0, firstByte: 0, download: 0 },
     redirects: [],
+    notes: [],
   }
 }
 
@@ -110,8 +118,13 @@ export async function performHttpRequest(
     progress.url = url.href
     progress.host = url.hostname
     progress.port = portOf(url)
+    const host = stripBrackets(url.hostname)
+    // An IPv6 check on a host without IPv6 falls back to IPv4 and says so (ip-family.ts).
+    const family = await resolveFamily(options.ipFamily, host, options.family)
+    if (family.fallbackNote && !progress.notes.includes(family.fallbackNote))
+      progress.notes.push(family.fallbackNote)
     enter(progress, 'dns')
-    const resolved = await resolveHost(url.hostname, options.ipFamily, signal, options.lookup)
+    const resolved = await resolveHost(host, family.family, signal, options.lookup)
     progress.timings.dns += resolved.dnsMs
     progress.remoteAddress = resolved.address
     enter(progress, 'connect')
@@ -176,6 +189,7 @@ export async function performHttpRequest(
       remoteAddress: resolved.address,
       remoteFamily: resolved.family,
       certificate,
+      notes: progress.notes,
     }
   }
 }

@@ -14,6 +14,20 @@ export type HostLookup = (hostname: string, family: 4 | 6) => Promise<{ address:
 
 export const systemLookup: HostLookup = (hostname, family) => lookup(hostname, { family })
 
+/** The IPv6-fallback decision (ip-family.ts) asking the same lookup the probe uses. */
+export function familyOptionsFor(lookupHost: HostLookup | undefined): {
+  lookupAddresses?: (host: string, family: 4 | 6) => Promise<string[]>
+} {
+  if (!lookupHost) return {}
+  return {
+    lookupAddresses: (host, family) =>
+      lookupHost(host, family).then(
+        (found) => [found.address],
+        () => [],
+      ),
+  }
+}
+
 export interface ResolvedAddress {
   address: string
   family: 4 | 6
