@@ -7,10 +7,11 @@ import { createReadStream, createWriteStream } from 'node:fs'
 import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import { finished, pipeline } from 'node:stream/promises'
 import yauzl from 'yauzl'
 import yazl from 'yazl'
+import { scrubbedReadable } from './scrubbed-readable.ts'
 import type { Scrubber } from './scrubber.ts'
 
 export interface ZipScrubOptions {
@@ -49,11 +50,6 @@ async function looksLikeZip(file: string): Promise<boolean> {
   }
 }
 
-function scrubbedEntryStream(raw: Readable, scrubber: Scrubber): Readable {
-  const web = Readable.toWeb(raw) as ReadableStream<Uint8Array>
-  return Readable.fromWeb(web.pipeThrough(scrubber.stream()) as import('node:stream/web').ReadableStream)
-}
-
 /**
  * The scrubbed content of a nested archive entry: unpacked to a temp dir and rewritten like the
  * outer zip, or scrubbed as plain bytes when it is not a zip after all. `use` must finish with the
@@ -72,7 +68,7 @@ async function withNestedZip(
     const scrubbed = path.join(dir, 'nested.scrubbed.zip')
     await pipeline(raw, createWriteStream(unpacked))
     if (!(await looksLikeZip(unpacked))) {
-      await use(scrubbedEntryStream(createReadStream(unpacked), options.scrubber))
+      await use(scrubbedReadable(createReadStream(unpacked), options.scrubber))
       return
     }
     if (depth >= MAX_NESTING) {
@@ -125,7 +121,7 @@ async function copyEntries(
       await consumed
     }
     if (NESTED_ZIP_NAME.test(entry.fileName)) await withNestedZip(raw, name, options, depth, add)
-    else await add(scrubbedEntryStream(raw, scrubber))
+    else await add(scrubbedReadable(raw, scrubber))
   }
   return entries
 }
