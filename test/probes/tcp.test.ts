@@ -3,38 +3,15 @@ import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Assertion, TcpCheck } from '../../src/model/checks.ts'
+import type { Assertion } from '../../src/model/checks.ts'
 import { createTcpProbe, TCP_LIMITS } from '../../src/probes/tcp.ts'
-import { NO_RETRIES } from '../helpers/definitions.ts'
 import { loopbackLookup, sampleZone, startDnsServer, type TestDnsServer } from './dns-fixtures.ts'
+import { tcpMonitor } from './tcp-fixtures.ts'
 import { probeContext } from './url-fixtures.ts'
 
 const runDir = mkdtempSync(path.join(tmpdir(), 'outpost-tcp-test-'))
 const probe = createTcpProbe()
 const ctx = () => probeContext(runDir)
-
-function tcpMonitor(
-  request: Partial<TcpCheck['request']>,
-  limits: Partial<Pick<TcpCheck, 'degradedResponseTime' | 'maxResponseTime'>> = {},
-): TcpCheck {
-  return {
-    type: 'TCP',
-    logicalId: 'tcp-test',
-    name: 'TCP test',
-    activated: true,
-    muted: false,
-    tags: [],
-    frequencySeconds: 60,
-    locations: [],
-    privateLocations: [],
-    retryStrategy: NO_RETRIES,
-    environmentVariables: [],
-    request: { hostname: '127.0.0.1', port: 1, ipFamily: 'IPv4', assertions: [], ...request },
-    degradedResponseTime: 4000,
-    maxResponseTime: 5000,
-    ...limits,
-  }
-}
 
 const assertion = (
   source: string,
