@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util'
 import { type Agent, startAgent } from '../../agent/agent.ts'
 import { loadOrCreateAgentId } from '../../agent/agent-id.ts'
-import { createDefaultExecutors } from '../../agent/default-executors.ts'
+import { type AgentExecutors, createDefaultExecutors } from '../../agent/default-executors.ts'
 import { createLocalSource } from '../../agent/local-source.ts'
 import type { ErrorReporter } from '../../telemetry/error-reporting.ts'
 import type { Logger } from '../../telemetry/logger.ts'
@@ -51,19 +51,22 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
   if (typeof checks === 'number') return checks
 
   let agent: Agent
+  let executors: AgentExecutors | undefined
   try {
+    executors = await createDefaultExecutors({ config, log, scrubber, checks, heartbeatIngress: true })
     agent = await startAgent({
       config,
       log,
       scrubber,
       source: createLocalSource({ checks }),
-      executors: await createDefaultExecutors({ config, log }),
+      executors: executors.table,
       info: { id: await loadOrCreateAgentId(config.dataDir), version: AGENT_VERSION, flavor: config.flavor },
       reportError: (error) => errors.capture(error),
     })
   } catch (error) {
     log.fatal({ err: error }, `the agent could not start: ${(error as Error).message}`)
     errors.capture(error)
+    await executors?.close()
     await errors.flush(FLUSH_TIMEOUT_MS)
     log.flush()
     return ExitCode.failed
@@ -74,6 +77,7 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
   )
   handleSignals(agent, log, errors)
   await agent.stopped
+  await executors.close()
   await errors.flush(FLUSH_TIMEOUT_MS)
   log.info('agent stopped')
   log.flush()

@@ -77,12 +77,13 @@ export async function testCommand(args: string[], io: CliIo): Promise<number> {
   const sessionId = randomUUID()
   if (parsed.reporter === 'list')
     io.stdout(`Running ${checks.length} check(s) from ${dir} (session ${sessionId})\n`)
+  const executors = await createDefaultExecutors({ config, log, scrubber, checks, heartbeatIngress: false })
   const agent = await startAgent({
     config,
     log,
     scrubber,
     source: createSessionSource(checks, sessionId),
-    executors: await createDefaultExecutors({ config, log }),
+    executors: executors.table,
     info: { id: await loadOrCreateAgentId(config.dataDir), version: AGENT_VERSION, flavor: config.flavor },
     healthServerOptional: true,
     reportError: (error) => errors.capture(error),
@@ -98,6 +99,7 @@ export async function testCommand(args: string[], io: CliIo): Promise<number> {
   const interrupted = await waitOrInterrupt(done)
   if (interrupted) agent.stopNow()
   await agent.stop()
+  await executors.close()
   const durationMs = Date.now() - started
   const ordered = checks.flatMap((c) => results.filter((r) => r.checkId === c.logicalId))
 
