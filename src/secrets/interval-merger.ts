@@ -14,6 +14,13 @@ export interface IntervalMerger {
   rebase(offset: number): void
 }
 
+/**
+ * A range stops growing at this length, so a stream never holds more than this back however long
+ * a run of overlapping matches ("AAAA" in the base64 of a block of zeros) goes on. The rest of the
+ * run gets its own marker; every matched unit is still covered.
+ */
+export const MAX_RANGE_LENGTH = 64 * 1024
+
 export function createIntervalMerger(onRange: (start: number, end: number) => void): IntervalMerger {
   let open = false
   let start = 0
@@ -27,7 +34,16 @@ export function createIntervalMerger(onRange: (start: number, end: number) => vo
     add: (matchStart, length) => {
       // A match touching the open range joins it: one marker for adjacent secrets tells less.
       if (open && matchStart <= end) {
-        end = Math.max(end, matchStart + length)
+        if (end - start < MAX_RANGE_LENGTH) {
+          end = Math.max(end, matchStart + length)
+          return
+        }
+        const covered = end
+        close()
+        if (matchStart + length <= covered) return
+        open = true
+        start = covered
+        end = matchStart + length
         return
       }
       close()

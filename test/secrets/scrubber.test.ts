@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { MAX_RANGE_LENGTH } from '../../src/secrets/interval-merger.ts'
 import { createScrubber, MIN_SECRET_LENGTH, SCRUBBED } from '../../src/secrets/scrubber.ts'
 import { secretForms } from '../../src/secrets/secret-forms.ts'
 import { base64Recovers, fromUtf8, scrubChunks, splitAt, utf8 } from './stream-helpers.ts'
@@ -203,5 +204,17 @@ describe('createScrubber', () => {
 
   it('does not scrub a value the marker itself contains', () => {
     expect(createScrubber(['****']).text('a****b')).toBe('a****b')
+  })
+})
+
+describe('a long run of overlapping matches', () => {
+  it('is cut into ranges of bounded length, identically in text, bytes and streams, covering every unit', async () => {
+    const scrubber = createScrubber(['AAAA'])
+    const run = 'A'.repeat(MAX_RANGE_LENGTH * 2 + 100)
+    const input = `x${run}y`
+    const text = scrubber.text(input)
+    expect(text).toBe(`x${SCRUBBED}${SCRUBBED}${SCRUBBED}y`)
+    expect(fromUtf8(scrubber.bytes(utf8(input)))).toBe(text)
+    expect(fromUtf8(await scrubChunks(scrubber, splitAt(utf8(input), Array(200).fill(997))))).toBe(text)
   })
 })
