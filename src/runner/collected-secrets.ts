@@ -28,16 +28,6 @@ export function parseSecretFile(text: string): CollectedSecrets {
   return out
 }
 
-/** The credential of `Bearer xyz` on its own too, so it is caught wherever it shows up alone. */
-export function withCredentialParts(values: string[]): string[] {
-  const out = new Set(values)
-  for (const v of values) {
-    const space = v.indexOf(' ')
-    if (space > 0) out.add(v.slice(space + 1).trim())
-  }
-  return [...out].filter((v) => v.length > 0)
-}
-
 /** A path as one NODE_OPTIONS argument, whatever spaces or quotes it holds. */
 export function quoteNodeOption(s: string): string {
   return `"${s.replace(/(["\\])/g, '\\$1')}"`

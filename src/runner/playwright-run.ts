@@ -9,15 +9,11 @@ import type { BrowserCheck, MultiStepCheck, RuntimeId } from '../model/checks.ts
 import { timeoutSecondsOf } from '../model/checks.ts'
 import type { ProbeContext, ProbeOutcome } from '../model/probe.ts'
 import type { ArtifactRef, LogLine, StepResult } from '../model/result.ts'
+import { authorizationSecrets } from '../secrets/named-secrets.ts'
 import { createScrubber } from '../secrets/scrubber.ts'
 import { artifactFor } from './artifacts.ts'
 import { buildChildEnv, checkSecretValues } from './child-env.ts'
-import {
-  parseSecretFile,
-  quoteNodeOption,
-  readTextOrEmpty,
-  withCredentialParts,
-} from './collected-secrets.ts'
+import { parseSecretFile, quoteNodeOption, readTextOrEmpty } from './collected-secrets.ts'
 import { declaredStepNames } from './declared-steps.ts'
 import { runConfigSource } from './playwright-config.ts'
 import { CodeError, prepareCode } from './prepare-code.ts'
@@ -25,7 +21,7 @@ import { type GroupRunResult, runInProcessGroup, superviseGroup } from './proces
 import { mergeSteps, parseRunEvents, type RunEvents } from './run-events.ts'
 import { playwrightCli, type RuntimeStatus, scrubsAuthorization } from './runtimes.ts'
 import { scrubDeep } from './scrub-deep.ts'
-import { scrubTraceZip } from './scrub-trace.ts'
+import { scrubZipInPlace } from './scrub-trace.ts'
 import { authorizationValuesInTrace, type RequestLogEntry, requestLogFromTrace } from './trace-facts.ts'
 import type { WarmPool } from './warm-pool.ts'
 import { readZip, type ZipEntry } from './zip.ts'
@@ -111,6 +107,16 @@ function firstLines(s: string, max = 1500): string {
   return text.length > max ? `${text.slice(0, max)}…` : text
 }
 
+/** Where a run's time went, for diagnosis and bench/multistep; phases Playwright did not reach are left out. */
+function runPhases(events: RunEvents, started: number, exitedAt: number): Record<string, number> {
+  const phases: Record<string, number> = {}
+  if (events.beganAt) phases.playwrightStart = events.beganAt - started
+  if (events.beganAt && events.firstTestAt) phases.workerStart = events.firstTestAt - events.beganAt
+  if (events.firstTestAt && events.endedAt) phases.tests = events.endedAt - events.firstTestAt
+  if (events.endedAt) phases.exit = exitedAt - events.endedAt
+  return phases
+}
+
 export async function runPlaywrightCheck(
   deps: RunDeps,
   check: MultiStepCheck | BrowserCheck,
@@ -179,7 +185,8 @@ export async function runPlaywrightCheck(
         ...supervise,
       })
     }
-    const elapsed = Date.now() - started
+    const exitedAt = Date.now()
+    const elapsed = exitedAt - started
     const events = parseRunEvents(await readTextOrEmpty(eventsFile))
     const collected = parseSecretFile(await readTextOrEmpty(secretsFile))
     await warm?.dispose()
@@ -196,10 +203,10 @@ export async function runPlaywrightCheck(
       if (entries) traceEntries.push({ path: t.path, entries })
     }
     const authorization = scrubsAuthorization(check.runtimeId)
-      ? withCredentialParts([
+      ? [
           ...collected.authorization,
           ...traceEntries.flatMap((t) => authorizationValuesInTrace(t.entries)),
-        ])
+        ].flatMap((header) => authorizationSecrets(header).map((secret) => secret.value))
       : []
     const secretValues = [
       ...deps.secrets.values,
@@ -211,11 +218,21 @@ export async function runPlaywrightCheck(
     const discovered = [...new Set([...collected.runtime, ...authorization])]
     if (discovered.length > 0) deps.onSecrets?.(discovered)
 
+    const logs: LogLine[] = [...events.logs]
     const artifacts: ArtifactRef[] = []
     const requests: RequestLogEntry[] = []
     for (const [i, t] of traceEntries.entries()) {
       requests.push(...requestLogFromTrace(t.entries))
-      await scrubTraceZip(t.path, scrubber, secretValues)
+      try {
+        await scrubZipInPlace(t.path, scrubber, work)
+      } catch (err) {
+        logs.push({
+          time: new Date().toISOString(),
+          level: 'error',
+          message: `trace not kept: ${(err as Error).message}`,
+        })
+        continue
+      }
       const name = i === 0 ? 'trace.zip' : `trace-${i + 1}.zip`
       const kept = join(ctx.runDir, name)
       await rename(t.path, kept)
@@ -242,7 +259,6 @@ export async function runPlaywrightCheck(
       events.tests.every((t) => t.status === 'passed' || t.status === 'skipped')
     const error = passed ? undefined : failureOf(run, events, timeoutMs)
     const steps: StepResult[] = mergeSteps(events, declaredStepNames(code.source), error?.message)
-    const logs: LogLine[] = [...events.logs]
     if (!passed && events.tests.length === 0 && run.output.trim()) {
       logs.push({ time: new Date().toISOString(), level: 'error', message: run.output.trim().slice(-4000) })
     }
@@ -257,6 +273,7 @@ export async function runPlaywrightCheck(
       { runtimeId: check.runtimeId, exitCode: run.exitCode, elapsedMs: elapsed },
       'playwright run ended',
     )
+    const phasesMs = runPhases(events, started, exitedAt)
     const outcome: ProbeOutcome = {
       status: passed ? 'passed' : 'failed',
       responseTimeMs: events.tests.reduce((sum, t) => sum + t.durationMs, 0) || elapsed,
@@ -271,6 +288,7 @@ export async function runPlaywrightCheck(
         requests,
         exitCode: run.exitCode,
         warmStart: warm !== undefined,
+        phasesMs: { ...phasesMs, collect: Date.now() - exitedAt },
       },
     }
     return scrubDeep(outcome, scrubber)

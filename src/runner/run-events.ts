@@ -24,6 +24,10 @@ export interface RunEvents {
   errors: string[]
   ended: boolean
   totalTests?: number
+  /** Epoch ms: Playwright began (config loaded, tests listed), the first test began, Playwright ended. */
+  beganAt?: number
+  firstTestAt?: number
+  endedAt?: number
 }
 
 type Event =
@@ -50,6 +54,10 @@ export function parseRunEvents(ndjson: string): RunEvents {
     switch (event.type) {
       case 'begin':
         out.totalTests = event.tests
+        out.beganAt = event.at
+        break
+      case 'test-begin':
+        out.firstTestAt ??= event.at
         break
       case 'step-begin':
         open.push({ title: event.title, index: out.steps.length })
@@ -93,6 +101,7 @@ export function parseRunEvents(ndjson: string): RunEvents {
         break
       case 'end':
         out.ended = true
+        out.endedAt = event.at
         break
     }
   }

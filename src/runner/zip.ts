@@ -1,7 +1,7 @@
-// A minimal zip reader and writer for Playwright's trace.zip: stored and deflated entries, no zip64.
-// Enough to read the request log out of a trace and to rewrite it with secrets scrubbed.
+// A minimal zip reader for Playwright's trace.zip: stored and deflated entries, no zip64. Enough to
+// read the request log and Authorization headers out of a trace (rewriting is the zip scrubber's job).
 
-import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib'
+import { inflateRawSync } from 'node:zlib'
 
 export interface ZipEntry {
   name: string
@@ -43,46 +43,4 @@ export function readZip(zip: Buffer): ZipEntry[] {
     else throw new Error(`zip entry ${name} uses compression method ${method}; only 0 and 8 are supported`)
   }
   return entries
-}
-
-export function writeZip(entries: ZipEntry[]): Buffer {
-  const locals: Buffer[] = []
-  const centrals: Buffer[] = []
-  let offset = 0
-  for (const entry of entries) {
-    const name = Buffer.from(entry.name, 'utf8')
-    const compressed = deflateRawSync(entry.data)
-    const crc = crc32(entry.data)
-    const local = Buffer.alloc(30)
-    local.writeUInt32LE(LOCAL, 0)
-    local.writeUInt16LE(20, 4)
-    local.writeUInt16LE(0x0800, 6) // names are UTF-8
-    local.writeUInt16LE(8, 8)
-    local.writeUInt32LE(crc, 14)
-    local.writeUInt32LE(compressed.length, 18)
-    local.writeUInt32LE(entry.data.length, 22)
-    local.writeUInt16LE(name.length, 26)
-    const central = Buffer.alloc(46)
-    central.writeUInt32LE(CENTRAL, 0)
-    central.writeUInt16LE(20, 4)
-    central.writeUInt16LE(20, 6)
-    central.writeUInt16LE(0x0800, 8)
-    central.writeUInt16LE(8, 10)
-    central.writeUInt32LE(crc, 16)
-    central.writeUInt32LE(compressed.length, 20)
-    central.writeUInt32LE(entry.data.length, 24)
-    central.writeUInt16LE(name.length, 28)
-    central.writeUInt32LE(offset, 42)
-    locals.push(local, name, compressed)
-    centrals.push(central, name)
-    offset += local.length + name.length + compressed.length
-  }
-  const centralSize = centrals.reduce((sum, b) => sum + b.length, 0)
-  const end = Buffer.alloc(22)
-  end.writeUInt32LE(EOCD, 0)
-  end.writeUInt16LE(entries.length, 8)
-  end.writeUInt16LE(entries.length, 10)
-  end.writeUInt32LE(centralSize, 12)
-  end.writeUInt32LE(offset, 16)
-  return Buffer.concat([...locals, ...centrals, end])
 }

@@ -51,11 +51,11 @@ describe('secrets in runs', () => {
 import { test, expect } from '@playwright/test'
 test('assigns a secret', async ({ request }) => {
   await test.step('make secret', async () => {
-    process.env.SERVICE_SECRET_TOKEN = 'assigned-in-run-' + 's3cr3t'
+    process.env.SERVICE_SECRET_TOKEN = 'assigned in-run/' + 's3cr3t&+='
     console.log('token is', process.env.SERVICE_SECRET_TOKEN, 'conf is', process.env.SERVICE_SECRET_CONF)
   })
   await test.step('use secret ' + process.env.SERVICE_SECRET_CONF, async () => {
-    const r = await request.get('${server.url}/json?token=' + process.env.SERVICE_SECRET_TOKEN, {
+    const r = await request.get('${server.url}/json?token=' + encodeURIComponent(process.env.SERVICE_SECRET_TOKEN ?? ''), {
       headers: { 'x-token': process.env.SERVICE_SECRET_TOKEN ?? '' },
     })
     expect(r.status()).toBe(200)
@@ -72,15 +72,23 @@ test('assigns a secret', async ({ request }) => {
       expect(out.details?.warmStart).toBe(warmStart)
       const result = JSON.stringify(out)
       const trace = await traceText(out)
-      for (const secret of ['assigned-in-run-s3cr3t', 'configured-check-secret']) {
+      const assigned = 'assigned in-run/s3cr3t&+='
+      for (const secret of [
+        assigned,
+        encodeURIComponent(assigned),
+        JSON.stringify(assigned),
+        'configured-check-secret',
+      ]) {
         expect(result).not.toContain(secret)
         expect(trace).not.toContain(secret)
       }
       expect(result).toContain('token is *********')
       expect(trace).toContain('token=*********')
     }
-    expect(server.requests.some((r) => r.url.includes('assigned-in-run-s3cr3t'))).toBe(true)
-    expect(discovered).toContain('assigned-in-run-s3cr3t')
+    expect(server.requests.some((r) => r.url.includes(encodeURIComponent('assigned in-run/s3cr3t&+=')))).toBe(
+      true,
+    )
+    expect(discovered).toContain('assigned in-run/s3cr3t&+=')
     await dir.remove()
   })
 

@@ -16,7 +16,7 @@ import { REPORTER_PATH, SECRET_PROBE_PATH } from '../playwright-run.ts'
 import { runInProcessGroup } from '../process-group.ts'
 import { parseRunEvents, type TestOutcome } from '../run-events.ts'
 import { scrubDeep } from '../scrub-deep.ts'
-import { scrubTraceZip } from '../scrub-trace.ts'
+import { scrubZipInPlace } from '../scrub-trace.ts'
 import { ensureInstalled } from './install-cache.ts'
 import { detectLockfile, LOCKFILE_NAMES, type PackageManager } from './package-manager.ts'
 
@@ -214,7 +214,7 @@ export async function runSuite(
     let traceCount = 0
     for (const t of events.tests) {
       for (const a of t.attachments.filter((x) => x.name === 'trace')) {
-        const ok = await scrubTraceZip(a.path, scrubber, allSecrets).then(
+        const ok = await scrubZipInPlace(a.path, scrubber, work).then(
           () => true,
           () => false,
         )
