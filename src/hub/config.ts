@@ -1,0 +1,33 @@
+// Hub environment -> typed configuration. Bad values stop start-up with one line naming the
+// variable, the value and the rule (exit 2), like the agent's.
+
+import path from 'node:path'
+import { type Env, intInRange, optionalString, optionalUrl } from '../config/parsers.ts'
+
+export interface HubConfig {
+  port: number
+  host: string
+  /** postgres://...; unset means the embedded SQLite file under dataDir. */
+  databaseUrl?: string
+  dataDir: string
+  leaseSeconds: number
+  jobExpirySeconds: number
+  locationTimeoutSeconds: number
+  maxArtifactBytes: number
+}
+
+export const MAX_ARTIFACT_BYTES = 150 * 1024 * 1024
+
+export function loadHubConfig(env: Env, cwd: string): Readonly<HubConfig> {
+  return Object.freeze({
+    // 0 asks the OS for a free port (tests); the bound port is printed.
+    port: intInRange(env, 'HUB_PORT', 8080, 0, 65535),
+    host: optionalString(env, 'HUB_HOST') ?? '127.0.0.1',
+    databaseUrl: optionalUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: path.resolve(cwd, optionalString(env, 'HUB_DATA_DIR') ?? '.outpost/hub'),
+    leaseSeconds: intInRange(env, 'HUB_LEASE_SECONDS', 300, 1, 86400),
+    jobExpirySeconds: intInRange(env, 'HUB_JOB_EXPIRY_SECONDS', 360, 1, 86400),
+    locationTimeoutSeconds: intInRange(env, 'HUB_LOCATION_TIMEOUT_SECONDS', 600, 1, 86400),
+    maxArtifactBytes: MAX_ARTIFACT_BYTES,
+  })
+}

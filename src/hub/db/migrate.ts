@@ -1,0 +1,66 @@
+// The hub's tables. One DDL for both databases: TEXT ids, BIGINT epoch-ms timestamps, INTEGER 0/1
+// booleans, JSON as TEXT. Statements are idempotent so every replica may run them on start.
+
+import type { Db } from './types.ts'
+
+const TABLES = [
+  `CREATE TABLE IF NOT EXISTS accounts (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, created_at BIGINT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS api_keys (
+    id TEXT PRIMARY KEY, account_id TEXT NOT NULL REFERENCES accounts(id), name TEXT NOT NULL,
+    key_hash TEXT NOT NULL UNIQUE, prefix TEXT NOT NULL, created_at BIGINT NOT NULL, revoked_at BIGINT)`,
+  `CREATE TABLE IF NOT EXISTS key_accounts (
+    key_id TEXT NOT NULL REFERENCES api_keys(id), account_id TEXT NOT NULL REFERENCES accounts(id),
+    PRIMARY KEY (key_id, account_id))`,
+  `CREATE TABLE IF NOT EXISTS services (
+    id TEXT PRIMARY KEY, account_id TEXT NOT NULL, name TEXT NOT NULL,
+    created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS status_pages (
+    id TEXT PRIMARY KEY, account_id TEXT NOT NULL, name TEXT NOT NULL, created_at BIGINT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS status_page_services (
+    status_page_id TEXT NOT NULL, service_id TEXT NOT NULL, PRIMARY KEY (status_page_id, service_id))`,
+  `CREATE TABLE IF NOT EXISTS incidents (
+    id TEXT PRIMARY KEY, account_id TEXT NOT NULL, name TEXT NOT NULL, severity TEXT NOT NULL,
+    last_update_status TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL,
+    duration BIGINT, update_count INTEGER NOT NULL DEFAULT 0)`,
+  `CREATE INDEX IF NOT EXISTS incidents_page ON incidents (account_id, created_at DESC, id DESC)`,
+  `CREATE TABLE IF NOT EXISTS incident_services (
+    incident_id TEXT NOT NULL, service_id TEXT NOT NULL, PRIMARY KEY (incident_id, service_id))`,
+  `CREATE TABLE IF NOT EXISTS incident_updates (
+    id TEXT PRIMARY KEY, incident_id TEXT NOT NULL, position INTEGER NOT NULL, description TEXT NOT NULL,
+    status TEXT NOT NULL, public_date BIGINT NOT NULL, created_at BIGINT NOT NULL,
+    notify_subscribers INTEGER NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS incident_updates_by_incident ON incident_updates (incident_id, position)`,
+  `CREATE TABLE IF NOT EXISTS check_sessions (
+    id TEXT PRIMARY KEY, account_id TEXT NOT NULL, status TEXT NOT NULL, created_at BIGINT NOT NULL,
+    finished_at BIGINT)`,
+  `CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY, account_id TEXT NOT NULL, check_id TEXT NOT NULL, check_type TEXT NOT NULL,
+    runtime_id TEXT, location TEXT NOT NULL, definition TEXT NOT NULL, session_id TEXT,
+    test_session INTEGER NOT NULL, state TEXT NOT NULL, due_at BIGINT NOT NULL, available_at BIGINT NOT NULL,
+    claimed_by TEXT, lease_until BIGINT, claims INTEGER NOT NULL DEFAULT 0, finished_at BIGINT)`,
+  `CREATE INDEX IF NOT EXISTS jobs_claimable ON jobs (account_id, location, state, available_at)`,
+  `CREATE INDEX IF NOT EXISTS jobs_by_session ON jobs (session_id)`,
+  `CREATE TABLE IF NOT EXISTS results (
+    account_id TEXT NOT NULL, id TEXT NOT NULL, check_id TEXT NOT NULL, check_type TEXT NOT NULL,
+    status TEXT NOT NULL, started_at BIGINT NOT NULL, session_id TEXT, agent_id TEXT, body TEXT NOT NULL,
+    received_at BIGINT NOT NULL, PRIMARY KEY (account_id, id))`,
+  `CREATE INDEX IF NOT EXISTS results_by_check ON results (account_id, check_id, started_at DESC, id DESC)`,
+  `CREATE TABLE IF NOT EXISTS agents (
+    id TEXT NOT NULL, account_id TEXT NOT NULL, flavor TEXT NOT NULL, version TEXT NOT NULL,
+    location TEXT NOT NULL, check_types TEXT NOT NULL, runtimes TEXT NOT NULL, registered_at BIGINT NOT NULL,
+    last_seen BIGINT NOT NULL, PRIMARY KEY (account_id, id))`,
+  `CREATE TABLE IF NOT EXISTS artifacts (
+    account_id TEXT NOT NULL, run_id TEXT NOT NULL, name TEXT NOT NULL, size BIGINT NOT NULL,
+    sha256 TEXT NOT NULL, path TEXT NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (account_id, run_id, name))`,
+]
+
+// Any fixed number: replicas starting together take turns creating tables instead of colliding.
+const MIGRATION_LOCK = 748_311
+
+export async function migrate(db: Db): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (db.dialect === 'postgres') await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`)
+    for (const statement of TABLES) await tx.query(statement)
+  })
+}

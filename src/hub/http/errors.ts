@@ -1,0 +1,65 @@
+// Every error leaves the hub as {statusCode, error, message}; validation messages name the field,
+// the value received and the rule.
+
+import { STATUS_CODES } from 'node:http'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
+
+export class HttpError extends Error {
+  readonly statusCode: number
+  constructor(statusCode: number, message: string) {
+    super(message)
+    this.statusCode = statusCode
+  }
+}
+
+export function sendError(reply: FastifyReply, statusCode: number, message: string): FastifyReply {
+  return reply.code(statusCode).send({ statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message })
+}
+
+interface ValidationIssue {
+  instancePath: string
+  message?: string
+  params?: Record<string, unknown>
+  data?: unknown
+}
+
+function describeValidation(context: string | undefined, issues: ValidationIssue[]): string {
+  return issues
+    .map((issue) => {
+      const missing =
+        typeof issue.params?.missingProperty === 'string' ? `/${issue.params.missingProperty}` : ''
+      const extra =
+        typeof issue.params?.additionalProperty === 'string' ? `/${issue.params.additionalProperty}` : ''
+      const field = `${context ?? 'request'}${issue.instancePath}${missing}${extra}`
+      const allowed = Array.isArray(issue.params?.allowedValues)
+        ? `: one of ${(issue.params.allowedValues as unknown[]).join(', ')}`
+        : ''
+      const got =
+        missing === '' && issue.data !== undefined && typeof issue.data !== 'object'
+          ? ` (got ${JSON.stringify(issue.data)})`
+          : ''
+      return `${field} ${issue.message ?? 'is not valid'}${allowed}${got}`
+    })
+    .join('; ')
+}
+
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError & { validationContext?: string }, request, reply) => {
+    if (error.validation) {
+      return sendError(
+        reply,
+        400,
+        describeValidation(error.validationContext, error.validation as ValidationIssue[]),
+      )
+    }
+    const status = error.statusCode ?? 500
+    if (status >= 500) {
+      request.log.error({ err: error }, 'request failed')
+      return sendError(reply, status, 'internal error; see the hub log')
+    }
+    return sendError(reply, status, error.message)
+  })
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, 404, `no route ${request.method} ${request.url.split('?')[0]}`),
+  )
+}

@@ -1,0 +1,51 @@
+// The hub's fastify app: error shape, auth, the three route groups and /openapi.json. Listening,
+// the sweep timer and the store's lifetime belong to hub.ts.
+
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify'
+import { AGENT_VERSION } from '../../version.ts'
+import type { Notifier } from '../notifier.ts'
+import type { HubStore } from '../store/store.ts'
+import { registerAgentRoutes } from './agent-routes.ts'
+import { installAuth } from './auth.ts'
+import { installErrorHandlers } from './errors.ts'
+import { registerManagementRoutes } from './management-routes.ts'
+import { openApiDocument } from './openapi.ts'
+import { registerPublicRoutes } from './public-routes.ts'
+import { createRouteTable } from './route-table.ts'
+
+export interface HubAppOptions {
+  store: HubStore
+  notifier: Notifier
+  dataDir: string
+  maxArtifactBytes: number
+  locationTimeoutMs: number
+  now: () => number
+  logger?: FastifyServerOptions['loggerInstance']
+}
+
+export async function buildHubApp(options: HubAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
+    // verbose: validation errors carry the offending value, so messages can show it.
+    // removeAdditional off: an unknown field is an error, not silently dropped.
+    ajv: { customOptions: { verbose: true, allErrors: false, removeAdditional: false } },
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 5 * 1024 * 1024,
+  }) as unknown as FastifyInstance
+  installErrorHandlers(app)
+  installAuth(app, options.store)
+  const table = createRouteTable()
+  registerPublicRoutes(app, table, options)
+  registerManagementRoutes(app, table, { ...options, defaultLocation: 'private' })
+  registerAgentRoutes(app, table, options)
+  table.add(app, {
+    method: 'GET',
+    url: '/-/health',
+    auth: false,
+    schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } },
+    handler: async () => ({ status: 'ok' }),
+  })
+  const document = openApiDocument(table.specs(), AGENT_VERSION)
+  app.get('/openapi.json', { config: { auth: false } }, async () => document)
+  return app
+}

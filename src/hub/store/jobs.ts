@@ -1,0 +1,453 @@
+// Check sessions, the job queue agents claim from, results, agents and locations.
+//
+// A job is queued -> claimed (by one agent, until its lease runs out) -> done, or expired when no
+// agent claimed it in time, or cancelled with its session. A claimed job whose lease ran out is
+// claimable again: its agent vanished. Results are keyed by run id, so a second delivery of the same
+// result (a retry after a lost response, or a second agent after a lapsed lease) changes nothing.
+
+import type { Db, Queryable, SqlValue } from '../db/types.ts'
+import { type CursorPosition, encodeCursor } from './cursor.ts'
+import { newId } from './ids.ts'
+import type { HeartbeatEvent, Page, SessionStatus } from './model.ts'
+
+export interface JobTimings {
+  /** How long a claim holds before the job may run elsewhere. */
+  leaseMs: number
+  /** How long a job may wait unclaimed before it expires. */
+  expireAfterMs: number
+}
+
+/** The part of a check definition the queue looks at; the rest is carried through unchanged. */
+export interface QueuedCheck {
+  type: string
+  logicalId: string
+  runtimeId?: string
+  [key: string]: unknown
+}
+
+export interface AgentRegistration {
+  id: string
+  flavor: string
+  version: string
+  location: string
+  checkTypes: string[]
+  runtimes: string[]
+}
+
+export interface ClaimedJob {
+  id: string
+  check: QueuedCheck
+  dueAt: number
+  attempt: number
+  sessionId?: string
+  testSession: boolean
+  leaseUntil: number
+}
+
+/** What the store needs of a CheckResult; the whole object is kept as sent. */
+export interface IncomingResult {
+  id: string
+  checkId: string
+  checkType: string
+  status: 'passed' | 'degraded' | 'failed'
+  startedAt: string
+  sessionId?: string
+  willRetry?: boolean
+  [key: string]: unknown
+}
+
+export interface LocationStatus {
+  location: string
+  agents: number
+  lastSeen: string
+  available: boolean
+}
+
+interface JobRow {
+  [column: string]: SqlValue
+  id: string
+  account_id: string
+  check_id: string
+  check_type: string
+  location: string
+  definition: string
+  session_id: string | null
+  test_session: number
+  due_at: number
+  claims: number
+  lease_until: number | null
+}
+
+const JOB_COLUMNS =
+  'id, account_id, check_id, check_type, location, definition, session_id, test_session, due_at, claims, lease_until'
+
+function placeholders(count: number, from: number): string {
+  return Array.from({ length: count }, (_, i) => `$${i + from}`).join(', ')
+}
+
+function expiredResult(job: JobRow, at: number, expireAfterMs: number): IncomingResult {
+  const check = JSON.parse(job.definition) as QueuedCheck
+  return {
+    id: job.id,
+    checkId: job.check_id,
+    checkType: job.check_type,
+    name: typeof check.name === 'string' ? check.name : job.check_id,
+    status: 'failed',
+    startedAt: new Date(at).toISOString(),
+    durationMs: 0,
+    location: job.location,
+    attempt: job.claims + 1,
+    ...(job.session_id ? { sessionId: job.session_id } : {}),
+    error: {
+      code: 'JOB_EXPIRED',
+      message: `no agent at location ${job.location} claimed the job within ${Math.round(expireAfterMs / 1000)} s`,
+    },
+    assertions: [],
+    artifacts: [],
+  }
+}
+
+/** A session's final status from its jobs, or RUNNING while any is unfinished. */
+function sessionOutcome(jobs: Array<{ state: string; status: string | null }>): SessionStatus {
+  if (jobs.some((j) => j.state === 'queued' || j.state === 'claimed' || j.state === 'retrying'))
+    return 'RUNNING'
+  if (jobs.some((j) => j.state === 'cancelled')) return 'CANCELLED'
+  if (jobs.some((j) => j.state === 'expired')) return 'TIMED_OUT'
+  if (jobs.some((j) => j.status === 'failed')) return 'FAILED'
+  if (jobs.some((j) => j.status === 'degraded')) return 'DEGRADED'
+  return 'PASSED'
+}
+
+export function createJobsStore(db: Db, now: () => number, timings: JobTimings) {
+  const skipLocked = db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''
+  const lock = db.dialect === 'postgres' ? ' FOR UPDATE' : ''
+
+  async function settleSession(tx: Queryable, sessionId: string, at: number): Promise<void> {
+    const sessions = await tx.query<{ status: string }>(
+      `SELECT status FROM check_sessions WHERE id = $1${lock}`,
+      [sessionId],
+    )
+    if (sessions[0]?.status !== 'RUNNING') return
+    const jobs = await tx.query<{ state: string; status: string | null }>(
+      `SELECT j.state, r.status FROM jobs j LEFT JOIN results r ON r.account_id = j.account_id AND r.id = j.id
+       WHERE j.session_id = $1`,
+      [sessionId],
+    )
+    const outcome = sessionOutcome(jobs)
+    if (outcome !== 'RUNNING') {
+      await tx.query('UPDATE check_sessions SET status = $2, finished_at = $3 WHERE id = $1', [
+        sessionId,
+        outcome,
+        at,
+      ])
+    }
+  }
+
+  async function insertResult(
+    tx: Queryable,
+    accountId: string,
+    result: IncomingResult,
+    agentId: string | null,
+    at: number,
+  ): Promise<boolean> {
+    const started = Date.parse(result.startedAt)
+    const inserted = await tx.query(
+      `INSERT INTO results (account_id, id, check_id, check_type, status, started_at, session_id, agent_id, body, received_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (account_id, id) DO NOTHING RETURNING id`,
+      [
+        accountId,
+        result.id,
+        result.checkId,
+        result.checkType,
+        result.status,
+        Number.isFinite(started) ? started : at,
+        result.sessionId ?? null,
+        agentId,
+        JSON.stringify(result),
+        at,
+      ],
+    )
+    return inserted.length > 0
+  }
+
+  return {
+    async createSession(
+      accountId: string,
+      checks: QueuedCheck[],
+      location: string,
+    ): Promise<{ id: string; runIds: string[] }> {
+      const at = now()
+      const id = newId()
+      const runIds = checks.map(() => newId())
+      await db.transaction(async (tx) => {
+        await tx.query(
+          'INSERT INTO check_sessions (id, account_id, status, created_at) VALUES ($1, $2, $3, $4)',
+          [id, accountId, 'RUNNING', at],
+        )
+        for (const [i, check] of checks.entries()) {
+          await tx.query(
+            `INSERT INTO jobs (id, account_id, check_id, check_type, runtime_id, location, definition, session_id,
+             test_session, state, due_at, available_at, claims) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 1, 'queued', $9, $9, 0)`,
+            [
+              runIds[i] as string,
+              accountId,
+              check.logicalId,
+              check.type,
+              check.runtimeId ?? null,
+              location,
+              JSON.stringify(check),
+              id,
+              at,
+            ],
+          )
+        }
+      })
+      return { id, runIds }
+    },
+
+    async sessionStatus(accountId: string, sessionId: string): Promise<SessionStatus | null> {
+      const rows = await db.query<{ status: string }>(
+        'SELECT status FROM check_sessions WHERE account_id = $1 AND id = $2',
+        [accountId, sessionId],
+      )
+      return (rows[0]?.status as SessionStatus | undefined) ?? null
+    },
+
+    async cancelSession(accountId: string, sessionId: string): Promise<SessionStatus | null> {
+      return db.transaction(async (tx) => {
+        const rows = await tx.query<{ status: string }>(
+          `SELECT status FROM check_sessions WHERE account_id = $1 AND id = $2${lock}`,
+          [accountId, sessionId],
+        )
+        const status = rows[0]?.status as SessionStatus | undefined
+        if (status === undefined) return null
+        if (status !== 'RUNNING') return status
+        const at = now()
+        await tx.query(
+          `UPDATE jobs SET state = 'cancelled', finished_at = $2 WHERE session_id = $1 AND state IN ('queued', 'claimed', 'retrying')`,
+          [sessionId, at],
+        )
+        await tx.query(`UPDATE check_sessions SET status = 'CANCELLED', finished_at = $2 WHERE id = $1`, [
+          sessionId,
+          at,
+        ])
+        return 'CANCELLED'
+      })
+    },
+
+    async registerAgent(accountId: string, agent: AgentRegistration): Promise<void> {
+      const at = now()
+      await db.query(
+        `INSERT INTO agents (id, account_id, flavor, version, location, check_types, runtimes, registered_at, last_seen)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+         ON CONFLICT (account_id, id) DO UPDATE SET flavor = $3, version = $4, location = $5, check_types = $6,
+         runtimes = $7, registered_at = $8, last_seen = $8`,
+        [
+          agent.id,
+          accountId,
+          agent.flavor,
+          agent.version,
+          agent.location,
+          JSON.stringify(agent.checkTypes),
+          JSON.stringify(agent.runtimes),
+          at,
+        ],
+      )
+    },
+
+    /** Null when the agent has not registered (the hub then answers 409 so it registers again). */
+    async claim(accountId: string, agentId: string, max: number): Promise<ClaimedJob[] | null> {
+      const at = now()
+      const agents = await db.query<{ location: string; check_types: string; runtimes: string }>(
+        `UPDATE agents SET last_seen = $3 WHERE account_id = $1 AND id = $2 RETURNING location, check_types, runtimes`,
+        [accountId, agentId, at],
+      )
+      const agent = agents[0]
+      if (agent === undefined) return null
+      const types = JSON.parse(agent.check_types) as string[]
+      const runtimes = JSON.parse(agent.runtimes) as string[]
+      if (types.length === 0) return []
+      const leaseUntil = at + timings.leaseMs
+      const cutoff = at - timings.expireAfterMs
+      const params: SqlValue[] = [accountId, agent.location, at, cutoff, max, ...types, ...runtimes]
+      const typeList = placeholders(types.length, 6)
+      const runtimeFilter =
+        runtimes.length > 0
+          ? `(runtime_id IS NULL OR runtime_id IN (${placeholders(runtimes.length, 6 + types.length)}))`
+          : 'runtime_id IS NULL'
+      return db.transaction(async (tx) => {
+        // Jobs past their expiry are left to the sweep, so an expired job is never handed out.
+        const candidates = await tx.query<{ id: string }>(
+          `SELECT id FROM jobs WHERE account_id = $1 AND location = $2
+           AND ((state = 'queued' AND available_at >= $4) OR (state = 'claimed' AND lease_until < $3 AND lease_until >= $4))
+           AND check_type IN (${typeList}) AND ${runtimeFilter}
+           ORDER BY available_at, id LIMIT $5${skipLocked}`,
+          params,
+        )
+        if (candidates.length === 0) return []
+        const ids = candidates.map((c) => c.id)
+        const rows = await tx.query<JobRow>(
+          `UPDATE jobs SET state = 'claimed', claimed_by = $1, lease_until = $2, claims = claims + 1
+           WHERE id IN (${placeholders(ids.length, 3)}) RETURNING ${JOB_COLUMNS}`,
+          [agentId, leaseUntil, ...ids],
+        )
+        return rows
+          .sort((a, b) => a.due_at - b.due_at)
+          .map((row) => ({
+            id: row.id,
+            check: JSON.parse(row.definition) as QueuedCheck,
+            dueAt: row.due_at,
+            attempt: 1,
+            ...(row.session_id ? { sessionId: row.session_id } : {}),
+            testSession: row.test_session === 1,
+            leaseUntil,
+          }))
+      })
+    },
+
+    /** Extends the lease of a job the agent still holds; false when it no longer holds it. */
+    async renewLease(accountId: string, agentId: string, runId: string): Promise<number | null> {
+      const leaseUntil = now() + timings.leaseMs
+      const rows = await db.query(
+        `UPDATE jobs SET lease_until = $4 WHERE account_id = $1 AND id = $2 AND claimed_by = $3 AND state = 'claimed'
+         RETURNING id`,
+        [accountId, runId, agentId, leaseUntil],
+      )
+      return rows.length > 0 ? leaseUntil : null
+    },
+
+    /** Expires jobs nobody claimed in time, recording a failed JOB_EXPIRED result for each. */
+    async sweep(): Promise<number> {
+      const at = now()
+      const cutoff = at - timings.expireAfterMs
+      return db.transaction(async (tx) => {
+        const rows = await tx.query<JobRow>(
+          `SELECT ${JOB_COLUMNS} FROM jobs WHERE (state = 'queued' AND available_at < $1)
+           OR (state = 'claimed' AND lease_until < $1) LIMIT 500${skipLocked}`,
+          [cutoff],
+        )
+        for (const job of rows) {
+          await tx.query(`UPDATE jobs SET state = 'expired', finished_at = $2 WHERE id = $1`, [job.id, at])
+          await insertResult(tx, job.account_id, expiredResult(job, at, timings.expireAfterMs), null, at)
+          if (job.session_id) await settleSession(tx, job.session_id, at)
+        }
+        return rows.length
+      })
+    },
+
+    /** 'created' the first time a run id is reported, 'duplicate' after. */
+    async recordResult(
+      accountId: string,
+      result: IncomingResult,
+      agentId: string | null,
+    ): Promise<'created' | 'duplicate'> {
+      const at = now()
+      return db.transaction(async (tx) => {
+        if (!(await insertResult(tx, accountId, result, agentId, at))) return 'duplicate'
+        // A result that will be retried leaves its job open until the retry's result (a new run id,
+        // same session and check) arrives.
+        const next = result.willRetry === true ? 'retrying' : 'done'
+        const jobs = await tx.query<{ session_id: string | null }>(
+          `UPDATE jobs SET state = $3, finished_at = $4 WHERE account_id = $1 AND id = $2
+           AND state IN ('queued', 'claimed') RETURNING session_id`,
+          [accountId, result.id, next, at],
+        )
+        if (jobs.length === 0 && result.sessionId !== undefined) {
+          jobs.push(
+            ...(await tx.query<{ session_id: string | null }>(
+              `UPDATE jobs SET state = $4, finished_at = $5 WHERE account_id = $1 AND session_id = $2 AND check_id = $3
+               AND state = 'retrying' RETURNING session_id`,
+              [accountId, result.sessionId, result.checkId, next, at],
+            )),
+          )
+        }
+        const sessionId = jobs[0]?.session_id
+        if (sessionId) await settleSession(tx, sessionId, at)
+        return 'created'
+      })
+    },
+
+    async listResults(
+      accountId: string,
+      checkId: string,
+      limit: number,
+      after?: CursorPosition,
+    ): Promise<Page<Record<string, unknown>>> {
+      const rows = after
+        ? await db.query<{ id: string; started_at: number; body: string }>(
+            `SELECT id, started_at, body FROM results WHERE account_id = $1 AND check_id = $2
+             AND (started_at < $3 OR (started_at = $3 AND id < $4)) ORDER BY started_at DESC, id DESC LIMIT $5`,
+            [accountId, checkId, after.time, after.id, limit + 1],
+          )
+        : await db.query<{ id: string; started_at: number; body: string }>(
+            `SELECT id, started_at, body FROM results WHERE account_id = $1 AND check_id = $2
+             ORDER BY started_at DESC, id DESC LIMIT $3`,
+            [accountId, checkId, limit + 1],
+          )
+      const page = rows.slice(0, limit)
+      const last = page[page.length - 1]
+      return {
+        entries: page.map((r) => JSON.parse(r.body) as Record<string, unknown>),
+        nextCursor:
+          rows.length > limit && last !== undefined
+            ? encodeCursor({ time: last.started_at, id: last.id })
+            : null,
+      }
+    },
+
+    async heartbeatEvents(
+      accountId: string,
+      checkId: string,
+      from: number,
+      to: number,
+    ): Promise<HeartbeatEvent[]> {
+      const rows = await db.query<{ started_at: number; status: string }>(
+        `SELECT started_at, status FROM results WHERE account_id = $1 AND check_id = $2 AND check_type = 'HEARTBEAT'
+         AND started_at >= $3 AND started_at <= $4`,
+        [accountId, checkId, from, to],
+      )
+      return rows.map((r) => ({ time: r.started_at, status: r.status as HeartbeatEvent['status'] }))
+    },
+
+    /** Each location agents registered at, with the agents seen lately; unavailable when none was seen for `unavailableAfterMs`. */
+    async locations(accountId: string, unavailableAfterMs: number): Promise<LocationStatus[]> {
+      const at = now()
+      const rows = await db.query<{ location: string; agents: number; last_seen: number }>(
+        `SELECT location, SUM(CASE WHEN last_seen >= $2 THEN 1 ELSE 0 END) AS agents, MAX(last_seen) AS last_seen
+         FROM agents WHERE account_id = $1 GROUP BY location ORDER BY location`,
+        [accountId, at - unavailableAfterMs],
+      )
+      return rows.map((r) => ({
+        location: r.location,
+        agents: Number(r.agents),
+        lastSeen: new Date(Number(r.last_seen)).toISOString(),
+        available: at - Number(r.last_seen) < unavailableAfterMs,
+      }))
+    },
+
+    async recordArtifact(
+      accountId: string,
+      artifact: { runId: string; name: string; size: number; sha256: string; path: string },
+    ): Promise<void> {
+      await db.query(
+        `INSERT INTO artifacts (account_id, run_id, name, size, sha256, path, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (account_id, run_id, name) DO UPDATE SET size = $4, sha256 = $5, path = $6, created_at = $7`,
+        [accountId, artifact.runId, artifact.name, artifact.size, artifact.sha256, artifact.path, now()],
+      )
+    },
+
+    async findArtifact(
+      accountId: string,
+      runId: string,
+      name: string,
+    ): Promise<{ path: string; size: number } | null> {
+      const rows = await db.query<{ path: string; size: number }>(
+        'SELECT path, size FROM artifacts WHERE account_id = $1 AND run_id = $2 AND name = $3',
+        [accountId, runId, name],
+      )
+      return rows[0] ?? null
+    },
+  }
+}
+
+export type JobsStore = ReturnType<typeof createJobsStore>

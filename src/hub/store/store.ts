@@ -1,0 +1,41 @@
+// The hub's store: one interface over SQLite (embedded default) and PostgreSQL (DATABASE_URL), the
+// same SQL through either driver, so the conformance suite checks both with the same tests.
+
+import path from 'node:path'
+import { migrate } from '../db/migrate.ts'
+import { openPostgres } from '../db/postgres.ts'
+import { openSqlite } from '../db/sqlite.ts'
+import type { Db, Dialect } from '../db/types.ts'
+import { type AccountsStore, createAccountsStore } from './accounts.ts'
+import { createIncidentsStore, type IncidentsStore } from './incidents.ts'
+import { createJobsStore, type JobsStore, type JobTimings } from './jobs.ts'
+
+export interface HubStore extends AccountsStore, IncidentsStore, JobsStore {
+  readonly dialect: Dialect
+  close(): Promise<void>
+}
+
+export interface StoreOptions {
+  /** postgres://... selects PostgreSQL; otherwise SQLite at `<dataDir>/hub.sqlite`. */
+  databaseUrl?: string
+  dataDir: string
+  timings: JobTimings
+  now?: () => number
+}
+
+export async function openStore(options: StoreOptions): Promise<HubStore> {
+  const db: Db = options.databaseUrl
+    ? openPostgres(options.databaseUrl)
+    : openSqlite(path.join(options.dataDir, 'hub.sqlite'))
+  try {
+    await migrate(db)
+  } catch (error) {
+    await db.close().catch(() => undefined)
+    throw error
+  }
+  const now = options.now ?? Date.now
+  const accounts = createAccountsStore(db, now)
+  const incidents = createIncidentsStore(db, now)
+  const jobs = createJobsStore(db, now, options.timings)
+  return { dialect: db.dialect, ...accounts, ...incidents, ...jobs, close: () => db.close() }
+}

@@ -1,0 +1,3 @@
+import { hubConformance } from './conformance.ts'
+
+hubConformance('SQLite', { databaseUrl: async () => undefined })

@@ -1,0 +1,43 @@
+// A real PostgreSQL for tests: scripts/postgres-test-server installs (if needed) and starts a private
+// cluster on a loopback port; each suite gets a database of its own in it.
+
+import { execFile } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import pg from 'pg'
+
+const run = promisify(execFile)
+const SCRIPT = path.resolve(import.meta.dirname, '../../../scripts/postgres-test-server')
+
+export interface TestPostgres {
+  url: string
+  /** A fresh, empty database in the cluster. */
+  createDatabase(): Promise<string>
+  stop(): Promise<void>
+}
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const { stdout } = await run(SCRIPT, ['start'], { timeout: 600_000 })
+  const dir = /^PGTEST_DIR=(.+)$/m.exec(stdout)?.[1]
+  const url = /^DATABASE_URL=(.+)$/m.exec(stdout)?.[1]
+  if (dir === undefined || url === undefined)
+    throw new Error(`postgres-test-server printed no DATABASE_URL:\n${stdout}`)
+  return {
+    url,
+    async createDatabase() {
+      const name = `hub_${randomBytes(6).toString('hex')}`
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      try {
+        await client.query(`CREATE DATABASE ${name}`)
+      } finally {
+        await client.end()
+      }
+      return url.replace(/\/[^/]*$/, `/${name}`)
+    },
+    async stop() {
+      await run(SCRIPT, ['stop', dir], { timeout: 120_000 })
+    },
+  }
+}
