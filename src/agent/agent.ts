@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import type { AgentConfig } from '../config/agent-config.ts'
 import type { AgentInfo } from '../model/result.ts'
-import type { Scrubber } from '../secrets/scrubber.ts'
+import type { SecretScrubber } from '../secrets/scrubber.ts'
 import type { Logger } from '../telemetry/logger.ts'
 import { type AgentMetrics, createAgentMetrics } from '../telemetry/metrics.ts'
 import { type ExecutorTable, executorFor } from './executors.ts'
@@ -21,7 +21,7 @@ import { createScheduler } from './scheduler.ts'
 export interface AgentDeps {
   config: Readonly<AgentConfig>
   log: Logger
-  scrubber: Scrubber
+  scrubber: SecretScrubber
   source: JobSource
   executors: ExecutorTable
   info: AgentInfo

@@ -6,7 +6,8 @@ import { timeoutSecondsOf } from '../model/checks.ts'
 import type { Job } from '../model/job.ts'
 import type { ProbeOutcome } from '../model/probe.ts'
 import type { AgentInfo, CheckResult } from '../model/result.ts'
-import type { Scrubber } from '../secrets/scrubber.ts'
+import { scrubbableValues, secretsFromCheckVariables } from '../secrets/named-secrets.ts'
+import type { SecretScrubber } from '../secrets/scrubber.ts'
 import type { Logger } from '../telemetry/logger.ts'
 import { type Executor, failedOutcome } from './executors.ts'
 import { scrubDeep } from './scrub-result.ts'
@@ -15,7 +16,8 @@ export interface RunJobDeps {
   execute: Executor
   agent: AgentInfo
   location: string
-  scrubber: Scrubber
+  /** The agent's secrets; a run adds its check's own secret variables. */
+  scrubber: SecretScrubber
   log: Logger
   /** Runs get their own directory below this one (artifacts, scratch). */
   runsDir: string
@@ -91,7 +93,7 @@ export async function runJob(job: Job, stop: AbortSignal, deps: RunJobDeps): Pro
     details: outcome.details,
     agent: deps.agent,
   }
-  return scrubDeep(dropUndefined(result), deps.scrubber)
+  return scrubDeep(dropUndefined(result), scrubberForRun(job, deps.scrubber, log))
 }
 
 /**
@@ -103,6 +105,13 @@ function explainAbort(outcome: ProbeOutcome, reason: { code: string; message: st
   if (outcome.error?.code === reason.code) return { ...outcome, status: 'failed' }
   const details = outcome.error ? { ...outcome.details, probeError: outcome.error } : outcome.details
   return { ...outcome, status: 'failed', error: reason, details }
+}
+
+function scrubberForRun(job: Job, agentScrubber: SecretScrubber, log: Logger): SecretScrubber {
+  const values = scrubbableValues(secretsFromCheckVariables(job.check.environmentVariables), (warning) =>
+    log.warn({ variable: warning.name }, warning.message),
+  )
+  return agentScrubber.withSecrets(values)
 }
 
 function writtenOffAfterAbort(signal: AbortSignal, graceMs: number): Promise<ProbeOutcome> {

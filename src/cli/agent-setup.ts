@@ -4,12 +4,13 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import pino from 'pino'
-import { type AgentConfig, knownSecrets, loadAgentConfig } from '../config/agent-config.ts'
+import { type AgentConfig, loadAgentConfig } from '../config/agent-config.ts'
 import { ConfigError } from '../config/config-error.ts'
 import { formatDiagnostic } from '../constructs/diagnostics.ts'
 import { ChecksDirectoryError, loadChecks } from '../loader/load-checks.ts'
 import type { CheckDefinition } from '../model/checks.ts'
-import { createScrubber, type Scrubber } from '../secrets/scrubber.ts'
+import { type SecretWarning, scrubbableValues, secretsFromEnv } from '../secrets/named-secrets.ts'
+import { createScrubber, type SecretScrubber } from '../secrets/scrubber.ts'
 import { createErrorReporter, type ErrorReporter } from '../telemetry/error-reporting.ts'
 import { createLogger, type Logger, type LogLevel } from '../telemetry/logger.ts'
 import { AGENT_VERSION } from '../version.ts'
@@ -17,7 +18,7 @@ import { type CliIo, ExitCode } from './io.ts'
 
 export interface AgentSetup {
   config: Readonly<AgentConfig>
-  scrubber: Scrubber
+  scrubber: SecretScrubber
   log: Logger
   errors: ErrorReporter
 }
@@ -41,7 +42,8 @@ export async function setUpAgent(
     }
     throw error
   }
-  const scrubber = createScrubber(knownSecrets(config))
+  const warnings: SecretWarning[] = []
+  const scrubber = createScrubber(scrubbableValues(secretsFromEnv(io.env), (w) => warnings.push(w)))
   const level = io.env.LOG_LEVEL ? config.logLevel : (options.defaultLevel ?? config.logLevel)
   const log = createLogger({
     level,
@@ -49,6 +51,7 @@ export async function setUpAgent(
     // Reporters own stdout in a test session; logs then go to stderr.
     ...(options.toStderr ? { destination: pino.destination({ fd: 2, sync: true }), pretty: false } : {}),
   })
+  for (const warning of warnings) log.warn({ variable: warning.name }, warning.message)
   const errors = await createErrorReporter({
     externalObservability: config.externalObservability,
     dsn: config.sentryDsn,

@@ -76,10 +76,3 @@ export function loadAgentConfig(env: Env, cwd: string): Readonly<AgentConfig> {
   }
   return Object.freeze(config)
 }
-
-/** Every value the agent itself knows to be secret: scrubbed from all its output. */
-export function knownSecrets(config: AgentConfig): string[] {
-  const values = config.serviceSecrets.map((s) => s.value)
-  if (config.apiKey) values.push(config.apiKey)
-  return values
-}

@@ -12,7 +12,7 @@ import { loadChecksOrExplain, resolveChecksDir, setUpAgent } from '../agent-setu
 import { type CliIo, ExitCode } from '../io.ts'
 
 /** How long the last error events may take to leave before the process exits. */
-const FLUSH_TIMEOUT_MS = 2000
+const FLUSH_TIMEOUT_MS = 5000
 
 export const START_USAGE = `usage: outpost start [--checks <dir>]
 

@@ -1,0 +1,217 @@
+// Jobs from the hub: register (flavor, check types, runtimes), then long-poll claims. A claimed job
+// is leased to this agent; its lease is renewed while it runs, so only an agent that vanished loses
+// its job to another. The source holds at most `maxInFlight` jobs, so it never claims work it cannot
+// start before the lease runs out. A refused API key ends the iteration with HubRejectedKeyError
+// (the agent stops with that message); anything transient is retried with backoff and jitter.
+
+import { type CheckDefinition, timeoutSecondsOf } from '../../model/checks.ts'
+import type { Job } from '../../model/job.ts'
+import type { CheckResult } from '../../model/result.ts'
+import type { Logger } from '../../telemetry/logger.ts'
+import type { JobSource } from '../job-source.ts'
+import { type BackoffPolicy, backoffDelayMs, DEFAULT_BACKOFF, pause } from './backoff.ts'
+import { HubRefusedError, HubRejectedKeyError } from './errors.ts'
+import type { HubClient } from './hub-client.ts'
+
+export interface RemoteAgentIdentity {
+  id: string
+  version: string
+  flavor: 'full' | 'uptime'
+  location: string
+  checkTypes: readonly string[]
+  runtimes: readonly string[]
+}
+
+export interface RemoteSourceOptions {
+  client: HubClient
+  agent: RemoteAgentIdentity
+  log: Logger
+  /** Jobs claimed and not yet acknowledged, at most. */
+  maxInFlight: number
+  /** How long one claim waits at the hub for work (long-poll), 0..30. */
+  waitSeconds?: number
+  backoff?: BackoffPolicy
+  now?: () => number
+}
+
+interface ClaimedJobWire {
+  id: string
+  check: Record<string, unknown>
+  dueAt: number
+  attempt: number
+  sessionId?: string
+  testSession: boolean
+  leaseUntil: number
+}
+
+/** Fills what the scheduler relies on when the hub sent a sparse definition (a triggered session). */
+export function normaliseCheck(check: Record<string, unknown>, testSession: boolean): CheckDefinition {
+  const retry = (check.retryStrategy as CheckDefinition['retryStrategy'] | undefined) ?? {
+    type: 'NONE',
+    baseBackoffSeconds: 0,
+    maxRetries: 0,
+    maxDurationSeconds: 0,
+    sameRegion: true,
+  }
+  return {
+    activated: true,
+    muted: false,
+    tags: [],
+    frequencySeconds: 600,
+    locations: [],
+    privateLocations: [],
+    environmentVariables: [],
+    ...check,
+    // A session reports what one run saw, as `outpost test` does.
+    retryStrategy: testSession ? { ...retry, type: 'NONE', maxRetries: 0 } : retry,
+  } as unknown as CheckDefinition
+}
+
+export interface RemoteSource extends JobSource {
+  /** Run ids claimed and not yet acknowledged. */
+  held(): string[]
+}
+
+export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
+  const { client, agent, log } = options
+  const backoff = options.backoff ?? DEFAULT_BACKOFF
+  const now = options.now ?? Date.now
+  const waitSeconds = options.waitSeconds ?? 20
+  const renewals = new Map<string, NodeJS.Timeout>()
+  let capacityFreed: () => void = () => {}
+
+  const register = async (signal: AbortSignal): Promise<void> => {
+    await client.json(
+      'POST',
+      '/v1/agent/register',
+      {
+        agentId: agent.id,
+        flavor: agent.flavor,
+        version: agent.version,
+        location: agent.location,
+        checkTypes: agent.checkTypes,
+        runtimes: agent.runtimes,
+      },
+      signal,
+    )
+    log.info(
+      { hub: client.baseUrl, location: agent.location, checkTypes: agent.checkTypes },
+      `registered with the hub at ${client.baseUrl} as agent ${agent.id}`,
+    )
+  }
+
+  const release = (runId: string): void => {
+    const timer = renewals.get(runId)
+    if (timer === undefined) return
+    clearTimeout(timer)
+    renewals.delete(runId)
+    capacityFreed()
+  }
+
+  const scheduleRenewal = (runId: string, leaseUntil: number, holdUntil: number): void => {
+    if (now() > holdUntil) {
+      // The scheduler never acknowledged it (a run of the same check was still going, so it was
+      // skipped): let the lease lapse so the hub gives the job to someone else.
+      log.warn({ runId }, `run ${runId} was held past its timeout without a result; releasing it`)
+      release(runId)
+      return
+    }
+    // Renew at half the remaining lease: a missed renewal still leaves time for the next one.
+    const delay = Math.max(1000, (leaseUntil - now()) / 2)
+    const timer = setTimeout(() => {
+      client
+        .json('POST', `/v1/agent/jobs/${encodeURIComponent(runId)}/lease`, { agentId: agent.id })
+        .then((response) => {
+          if (!renewals.has(runId)) return
+          scheduleRenewal(runId, (response.body as { leaseUntil: number }).leaseUntil, holdUntil)
+        })
+        .catch((err: unknown) => {
+          if (!renewals.has(runId)) return
+          if (err instanceof HubRefusedError) {
+            log.warn(
+              { runId },
+              `the hub no longer leases run ${runId} to this agent; its result may be a duplicate`,
+            )
+            release(runId)
+            return
+          }
+          log.warn({ runId, err: (err as Error).message }, 'lease renewal failed; trying again')
+          scheduleRenewal(runId, now() + 2 * delay, holdUntil)
+        })
+    }, delay)
+    timer.unref()
+    renewals.set(runId, timer)
+  }
+
+  const waitForCapacity = (signal: AbortSignal): Promise<void> =>
+    new Promise((resolve) => {
+      if (renewals.size < options.maxInFlight || signal.aborted) {
+        resolve()
+        return
+      }
+      const done = (): void => {
+        signal.removeEventListener('abort', done)
+        resolve()
+      }
+      capacityFreed = done
+      signal.addEventListener('abort', done, { once: true })
+    })
+
+  return {
+    held: () => [...renewals.keys()],
+
+    async *jobs(signal: AbortSignal): AsyncGenerator<Job> {
+      let registered = false
+      let failures = 0
+      while (!signal.aborted) {
+        try {
+          if (!registered) {
+            await register(signal)
+            registered = true
+          }
+          await waitForCapacity(signal)
+          if (signal.aborted) return
+          const response = await client.json(
+            'POST',
+            '/v1/agent/jobs/claim',
+            { agentId: agent.id, max: Math.max(1, options.maxInFlight - renewals.size), waitSeconds },
+            signal,
+          )
+          if (failures > 0) log.info({ hub: client.baseUrl }, 'the hub is reachable again')
+          failures = 0
+          for (const wire of (response.body as { jobs: ClaimedJobWire[] }).jobs) {
+            const check = normaliseCheck(wire.check, wire.testSession)
+            // A run ends within its timeout (plus the agent's abort grace); ten minutes more is ample.
+            scheduleRenewal(wire.id, wire.leaseUntil, now() + (timeoutSecondsOf(check) + 600) * 1000)
+            yield {
+              id: wire.id,
+              check,
+              dueAt: wire.dueAt,
+              attempt: wire.attempt,
+              ...(wire.sessionId ? { sessionId: wire.sessionId } : {}),
+              testSession: wire.testSession,
+            }
+          }
+        } catch (error) {
+          if (signal.aborted) return
+          if (error instanceof HubRejectedKeyError) throw error
+          if (error instanceof HubRefusedError && error.status === 409) {
+            registered = false
+            continue
+          }
+          failures += 1
+          const delay = backoffDelayMs(failures, backoff)
+          log.warn(
+            { err: (error as Error).message, retryInMs: delay, failures },
+            `job claim failed; retrying in ${delay} ms`,
+          )
+          await pause(delay, signal)
+        }
+      }
+    },
+
+    async ack(job: Job, _result: CheckResult): Promise<void> {
+      release(job.id)
+    },
+  }
+}
