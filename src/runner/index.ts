@@ -3,10 +3,17 @@
 
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { BrowserCheck, MultiStepCheck, PlaywrightCheckSuite, RuntimeId } from '../model/checks.ts'
+import type {
+  BrowserCheck,
+  CheckDefinition,
+  MultiStepCheck,
+  PlaywrightCheckSuite,
+  RuntimeId,
+} from '../model/checks.ts'
 import type { Probe } from '../model/probe.ts'
+import { createScrubber } from '../secrets/scrubber.ts'
 import type { Logger } from '../telemetry/logger.ts'
-import { buildChildEnv } from './child-env.ts'
+import { buildChildEnv, checkSecretValues } from './child-env.ts'
 import { runnerEnv, runPlaywrightCheck } from './playwright-run.ts'
 import { type RuntimeStatus, verifyRuntimes } from './runtimes.ts'
 import type { PackageManager } from './suite/package-manager.ts'
@@ -103,10 +110,26 @@ export function createPlaywrightRunner(options: PlaywrightRunnerOptions): Playwr
     graceMs: options.graceMs ?? 2000,
     onSecrets: options.onSecrets,
   }
+  // An unexpected error (disk full, a permission) fails the run with its reason; it never escapes to the agent.
+  const guarded =
+    <C extends CheckDefinition>(probe: Probe<C>): Probe<C> =>
+    async (check, ctx) => {
+      try {
+        return await probe(check, ctx)
+      } catch (err) {
+        const scrubber = createScrubber([
+          ...options.secrets.values,
+          ...checkSecretValues(check.environmentVariables),
+        ])
+        const message = scrubber.text(err instanceof Error ? err.message : String(err))
+        ctx.log.error({ checkId: check.logicalId, err: message }, 'Playwright runner failed')
+        return { status: 'failed', error: { code: 'RUNNER_ERROR', message }, assertions: [] }
+      }
+    }
   return {
-    multistep: (check, ctx) => runPlaywrightCheck(deps, check, ctx),
-    browser: (check, ctx) => runPlaywrightCheck(deps, check, ctx),
-    suite: (check, ctx) =>
+    multistep: guarded((check, ctx) => runPlaywrightCheck(deps, check, ctx)),
+    browser: guarded((check, ctx) => runPlaywrightCheck(deps, check, ctx)),
+    suite: guarded((check, ctx) =>
       runSuite(
         {
           dataDir: options.dataDir,
@@ -120,6 +143,7 @@ export function createPlaywrightRunner(options: PlaywrightRunnerOptions): Playwr
         check,
         ctx,
       ),
+    ),
     verifyRuntimes: verify,
     warmReady: async (runtimeId) => warmPool?.ready(runtimeId),
     close: async () => warmPool?.close(),

@@ -39,7 +39,13 @@ function killGroup(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-/** Pids of processes whose environment holds the marker (Linux /proc; elsewhere finds nothing). */
+async function isZombie(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '')
+  const close = stat.lastIndexOf(')')
+  return close < 0 || stat.charAt(close + 2) === 'Z'
+}
+
+/** Live pids whose environment holds the marker (Linux /proc; elsewhere finds nothing). */
 export async function pidsWithMarker(marker: string): Promise<number[]> {
   const entries = await readdir('/proc').catch(() => [] as string[])
   const needle = Buffer.from(`\0${marker}\0`)
@@ -50,21 +56,31 @@ export async function pidsWithMarker(marker: string): Promise<number[]> {
     const environ = await readFile(`/proc/${pid}/environ`).catch(() => undefined)
     if (!environ) continue
     const padded = Buffer.concat([Buffer.from([0]), environ])
-    if (padded.includes(needle)) found.push(pid)
+    if (padded.includes(needle) && !(await isZombie(pid))) found.push(pid)
   }
   return found
 }
 
+/**
+ * Kills every process carrying the marker and waits until none is left alive: a SIGKILL is only
+ * delivered when the process is next scheduled, which on a busy machine is not at once. Bounded.
+ */
 export async function sweepMarked(marker: string): Promise<number> {
-  const pids = await pidsWithMarker(marker)
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL')
-    } catch {
-      // Already gone.
+  let killed = 0
+  for (let round = 0; round < 100; round++) {
+    const pids = await pidsWithMarker(marker)
+    if (pids.length === 0) break
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL')
+        if (round === 0) killed++
+      } catch {
+        // Already gone.
+      }
     }
+    await new Promise((r) => setTimeout(r, 20))
   }
-  return pids.length
+  return killed
 }
 
 /** Starts a command as the leader of a new process group, its output piped to us (and fd 3, if asked). */

@@ -53,6 +53,7 @@ function alive(child: ChildProcess): boolean {
 
 export function createWarmPool(options: WarmPoolOptions): WarmPool {
   const idle = new Map<string, Idle>()
+  const starting = new Map<string, Promise<void>>()
   let closed = false
   const spawnSlot = async (key: string, cli: string): Promise<WarmSlot> => {
     const markerValue = randomUUID()
@@ -97,21 +98,30 @@ export function createWarmPool(options: WarmPoolOptions): WarmPool {
       }
       return found.slot
     },
-    async refill(key, cli) {
-      if (closed || idle.has(key)) return
-      const slot = await spawnSlot(key, cli)
-      if (closed || idle.has(key)) {
-        slot.child.stdin?.end()
-        await slot.dispose()
-        return
-      }
-      idle.set(key, { slot, cli })
+    refill(key, cli) {
+      const pending = starting.get(key)
+      if (pending) return pending
+      if (closed || idle.has(key)) return Promise.resolve()
+      const started = spawnSlot(key, cli)
+        .then(async (slot) => {
+          if (closed) {
+            slot.child.stdin?.end()
+            await slot.dispose()
+            return
+          }
+          idle.set(key, { slot, cli })
+        })
+        .finally(() => starting.delete(key))
+      starting.set(key, started)
+      return started
     },
     async ready(key) {
+      await starting.get(key)?.catch(() => {})
       await idle.get(key)?.slot.ready
     },
     async close() {
       closed = true
+      await Promise.allSettled(starting.values())
       for (const { slot } of idle.values()) {
         // Closing stdin makes it exit by itself; the kill is for one stuck in start-up.
         slot.child.stdin?.end()
