@@ -346,7 +346,7 @@ export function createJobsStore(db: Db, now: () => number, timings: JobTimings) 
         if (!(await insertResult(tx, accountId, result, agentId, at))) return 'duplicate'
         // A result that will be retried leaves its job open until the retry's result (a new run id,
         // same session and check) arrives.
-        const next = result.willRetry === true ? 'retrying' : 'done'
+        const next = result.willRetry === true && result.sessionId !== undefined ? 'retrying' : 'done'
         const jobs = await tx.query<{ session_id: string | null }>(
           `UPDATE jobs SET state = $3, finished_at = $4 WHERE account_id = $1 AND id = $2
            AND state IN ('queued', 'claimed') RETURNING session_id`,

@@ -1,0 +1,215 @@
+// Results to the hub through an on-disk spool. write() makes the result durable first (a file per
+// run, written to a temporary name, fsynced, then renamed), and a single delivery loop posts spooled
+// results oldest first, deleting each file only once the hub has acknowledged it. The hub is
+// idempotent by run id, so a result posted again after a crash between "acknowledged" and "deleted"
+// is counted once: together that is exactly-once delivery across hub outages and agent restarts.
+// Artifacts kept on disk are streamed up before their result. A refused API key stops delivery
+// (the files stay for the next start, with a corrected key); a result the hub refuses for good is
+// moved to spool/rejected/ so it cannot block the rest.
+
+import { createHash } from 'node:crypto'
+import { createReadStream } from 'node:fs'
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises'
+import path from 'node:path'
+import type { ArtifactRef, CheckResult } from '../../model/result.ts'
+import type { Logger } from '../../telemetry/logger.ts'
+import type { ResultSink } from '../result-sink.ts'
+import { type BackoffPolicy, backoffDelayMs, DEFAULT_BACKOFF, pause } from './backoff.ts'
+import { HubRefusedError, HubRejectedKeyError } from './errors.ts'
+import type { HubClient } from './hub-client.ts'
+
+export interface SpoolSinkOptions {
+  client: HubClient
+  /** The agent's data dir; the spool lives in <dataDir>/spool/results. */
+  dataDir: string
+  log: Logger
+  backoff?: BackoffPolicy
+  /** Called once when the hub refuses the API key. */
+  onRejectedKey?: (error: HubRejectedKeyError) => void
+  /** Artifacts larger than this are not uploaded (the hub's limit, 150 MB). */
+  maxArtifactBytes?: number
+}
+
+export interface SpoolSink extends ResultSink {
+  /** Resolves when the spool is empty, or false after `timeoutMs`. */
+  drain(timeoutMs: number): Promise<boolean>
+  /** Files waiting for delivery. */
+  pending(): Promise<number>
+  /** Stops the delivery loop; spooled files stay for the next start. */
+  close(): Promise<void>
+}
+
+const MAX_ARTIFACT_BYTES = 150 * 1024 * 1024
+
+function fileNameFor(result: CheckResult, sequence: number): string {
+  // Sortable by spool time; the run id is hashed when it is not a plain token.
+  const id = /^[\w-]{1,100}$/.test(result.id)
+    ? result.id
+    : createHash('sha256').update(result.id).digest('hex')
+  return `${Date.now().toString().padStart(15, '0')}-${sequence.toString().padStart(6, '0')}-${id}.json`
+}
+
+export async function createSpoolSink(options: SpoolSinkOptions): Promise<SpoolSink> {
+  const { client, log } = options
+  const backoff = options.backoff ?? DEFAULT_BACKOFF
+  const maxArtifactBytes = options.maxArtifactBytes ?? MAX_ARTIFACT_BYTES
+  const dir = path.join(options.dataDir, 'spool', 'results')
+  const rejectedDir = path.join(options.dataDir, 'spool', 'rejected')
+  await mkdir(dir, { recursive: true })
+  await mkdir(rejectedDir, { recursive: true })
+  // Leftovers of a write interrupted before its rename are incomplete by construction.
+  for (const name of await readdir(dir))
+    if (name.endsWith('.tmp')) await rm(path.join(dir, name), { force: true })
+
+  const stopping = new AbortController()
+  let writes: Promise<void> = Promise.resolve()
+  let sequence = 0
+  let wake: () => void = () => {}
+  // Set by every write, so a write that lands while the loop is reading the directory is not missed.
+  let dirty = false
+  let rejected = false
+  let emptied: Array<() => void> = []
+
+  const spoolFiles = async (): Promise<string[]> =>
+    (await readdir(dir)).filter((name) => name.endsWith('.json')).sort()
+
+  const uploadArtifacts = async (artifacts: ArtifactRef[], runId: string): Promise<ArtifactRef[]> => {
+    const uploaded: ArtifactRef[] = []
+    for (const artifact of artifacts) {
+      const local = path.isAbsolute(artifact.location)
+        ? artifact.location
+        : path.join(options.dataDir, artifact.location)
+      const info = await stat(local).catch(() => undefined)
+      if (artifact.location.startsWith('/v1/') || info === undefined || !info.isFile()) {
+        uploaded.push(artifact)
+        continue
+      }
+      if (info.size > maxArtifactBytes) {
+        uploaded.push({
+          ...artifact,
+          note: `not uploaded: ${info.size} bytes is over the hub's limit of ${maxArtifactBytes}`,
+        })
+        continue
+      }
+      const name = path
+        .basename(artifact.name)
+        .replace(/[^\w.-]/g, '_')
+        .replace(/^[^\w]/, '_')
+      try {
+        const response = await client.upload(
+          `/v1/agent/artifacts/${encodeURIComponent(runId)}/${encodeURIComponent(name)}`,
+          createReadStream(local),
+          stopping.signal,
+        )
+        uploaded.push({ ...artifact, location: (response.body as { location: string }).location })
+      } catch (error) {
+        if (!(error instanceof HubRefusedError)) throw error
+        uploaded.push({ ...artifact, note: `not uploaded: ${error.message}` })
+      }
+    }
+    return uploaded
+  }
+
+  const deliver = async (file: string): Promise<void> => {
+    const full = path.join(dir, file)
+    const result = JSON.parse(await readFile(full, 'utf8')) as CheckResult
+    const artifacts = await uploadArtifacts(result.artifacts ?? [], result.id)
+    try {
+      await client.json('POST', '/v1/agent/results', { ...result, artifacts }, stopping.signal)
+    } catch (error) {
+      if (!(error instanceof HubRefusedError)) throw error
+      log.error(
+        { runId: result.id, checkId: result.checkId, status: error.status },
+        `the hub refused result ${result.id} for good (${error.message}); kept in ${rejectedDir}`,
+      )
+      await rename(full, path.join(rejectedDir, file))
+      return
+    }
+    await rm(full, { force: true })
+  }
+
+  const loop = async (): Promise<void> => {
+    let failures = 0
+    while (!stopping.signal.aborted && !rejected) {
+      dirty = false
+      const files = await spoolFiles()
+      if (files.length === 0) {
+        if (dirty) continue
+        for (const resolve of emptied) resolve()
+        emptied = []
+        await new Promise<void>((resolve) => {
+          wake = resolve
+          if (stopping.signal.aborted) resolve()
+        })
+        continue
+      }
+      try {
+        for (const file of files) {
+          if (stopping.signal.aborted) return
+          await deliver(file)
+        }
+        if (failures > 0)
+          log.info({ hub: client.baseUrl }, 'the hub is reachable again; spooled results delivered')
+        failures = 0
+      } catch (error) {
+        if (stopping.signal.aborted) return
+        if (error instanceof HubRejectedKeyError) {
+          rejected = true
+          log.error({ status: error.status }, `result delivery stopped: ${error.message}`)
+          options.onRejectedKey?.(error)
+          return
+        }
+        failures += 1
+        const delay = backoffDelayMs(failures, backoff)
+        const waiting = (await spoolFiles()).length
+        log.warn(
+          { err: (error as Error).message, spooled: waiting, retryInMs: delay },
+          `result delivery failed; ${waiting} result(s) kept in the spool, retrying in ${delay} ms`,
+        )
+        await pause(delay, stopping.signal)
+      }
+    }
+  }
+  const running = loop().catch((err: unknown) => log.error({ err }, 'the result spool stopped unexpectedly'))
+
+  return {
+    write(result) {
+      const name = fileNameFor(result, sequence++)
+      const tmp = path.join(dir, `${name}.tmp`)
+      writes = writes.then(async () => {
+        const handle = await open(tmp, 'w', 0o600)
+        try {
+          await handle.writeFile(JSON.stringify(result))
+          await handle.sync()
+        } finally {
+          await handle.close()
+        }
+        await rename(tmp, path.join(dir, name))
+        dirty = true
+        wake()
+      })
+      return writes
+    },
+    async flush() {
+      await writes
+    },
+    async drain(timeoutMs) {
+      await writes
+      if ((await spoolFiles()).length === 0) return true
+      if (rejected) return false
+      return Promise.race([
+        new Promise<boolean>((resolve) => emptied.push(() => resolve(true))),
+        pause(timeoutMs).then(() => false),
+      ])
+    },
+    async pending() {
+      return (await spoolFiles()).length
+    },
+    async close() {
+      await writes
+      stopping.abort()
+      wake()
+      await running
+    },
+  }
+}
