@@ -187,7 +187,9 @@ export async function runPlaywrightCheck(
     }
     const exitedAt = Date.now()
     const elapsed = exitedAt - started
-    const events = parseRunEvents(await readTextOrEmpty(eventsFile))
+    const rawEvents = await readTextOrEmpty(eventsFile)
+    // Unscrubbed, and used only for the paths of attachments; what goes in the result is parsed below.
+    const attachments = parseRunEvents(rawEvents).tests.flatMap((t) => t.attachments)
     const collected = parseSecretFile(await readTextOrEmpty(secretsFile))
     await warm?.dispose()
     // The next warm process starts only now, so its start-up never slows a run down.
@@ -196,7 +198,7 @@ export async function runPlaywrightCheck(
     })
 
     // Traces first: the Authorization values they hold are secrets on 2025.04 and later.
-    const traces = events.tests.flatMap((t) => t.attachments.filter((a) => a.name === 'trace'))
+    const traces = attachments.filter((a) => a.name === 'trace')
     const traceEntries: { path: string; entries: ZipEntry[] }[] = []
     for (const t of traces) {
       const entries = await readFile(t.path).then(readZip, () => undefined)
@@ -215,6 +217,8 @@ export async function runPlaywrightCheck(
       ...authorization,
     ]
     const scrubber = createScrubber(secretValues)
+    const events = parseRunEvents(scrubber.text(rawEvents))
+    const output = scrubber.text(run.output)
     const discovered = [...new Set([...collected.runtime, ...authorization])]
     if (discovered.length > 0) deps.onSecrets?.(discovered)
 
@@ -238,9 +242,7 @@ export async function runPlaywrightCheck(
       await rename(t.path, kept)
       artifacts.push(await artifactFor(kept, name, 'trace'))
     }
-    const screenshots = events.tests.flatMap((t) =>
-      t.attachments.filter((a) => a.name === 'screenshot' && a.contentType === 'image/png'),
-    )
+    const screenshots = attachments.filter((a) => a.name === 'screenshot' && a.contentType === 'image/png')
     for (const [i, s] of screenshots.entries()) {
       const name = i === 0 ? 'screenshot-on-failure.png' : `screenshot-on-failure-${i + 1}.png`
       const kept = join(ctx.runDir, name)
@@ -257,10 +259,10 @@ export async function runPlaywrightCheck(
       !run.aborted &&
       events.tests.length > 0 &&
       events.tests.every((t) => t.status === 'passed' || t.status === 'skipped')
-    const error = passed ? undefined : failureOf(run, events, timeoutMs)
+    const error = passed ? undefined : failureOf({ ...run, output }, events, timeoutMs)
     const steps: StepResult[] = mergeSteps(events, declaredStepNames(code.source), error?.message)
-    if (!passed && events.tests.length === 0 && run.output.trim()) {
-      logs.push({ time: new Date().toISOString(), level: 'error', message: run.output.trim().slice(-4000) })
+    if (!passed && events.tests.length === 0 && output.trim()) {
+      logs.push({ time: new Date().toISOString(), level: 'error', message: output.trim().slice(-4000) })
     }
     if (traceEntries.length === 0 && !passed) {
       logs.push({

@@ -109,7 +109,13 @@ export function superviseGroup(child: ChildProcess, options: SuperviseOptions): 
     let killTimer: NodeJS.Timeout | undefined
     const onData = (stream: 'stdout' | 'stderr') => (data: Buffer) => {
       const chunk = data.toString('utf8')
-      output = (output + chunk).slice(-keep)
+      output += chunk
+      if (output.length > keep) {
+        // Start the kept window at a line boundary so no secret is left cut in half at its start.
+        const cutAt = output.length - keep
+        const newline = output.indexOf('\n', cutAt)
+        output = newline >= 0 ? output.slice(newline + 1) : output.slice(cutAt)
+      }
       options.onOutput?.(chunk, stream)
     }
     child.stdout?.on('data', onData('stdout'))

@@ -40,7 +40,17 @@ type Event =
   | { type: 'error'; error?: string; at: number }
   | { type: 'end'; status: string; at: number }
 
+/** A chatty check must not make its result huge: the first lines are kept, each line cut at a length. */
+export const MAX_LOG_LINES = 1000
+export const MAX_LOG_LINE_CHARS = 4000
+
+function cut(text: string): string {
+  return text.length > MAX_LOG_LINE_CHARS ? `${text.slice(0, MAX_LOG_LINE_CHARS)}…` : text
+}
+
+/** Parse scrubbed text: lines and errors are shortened here, and a cut must not split a secret. */
 export function parseRunEvents(ndjson: string): RunEvents {
+  let droppedLines = 0
   const out: RunEvents = { steps: [], unfinished: [], logs: [], tests: [], errors: [], ended: false }
   const open: { title: string; index: number }[] = []
   for (const line of ndjson.split('\n')) {
@@ -71,16 +81,20 @@ export function parseRunEvents(ndjson: string): RunEvents {
         if (!step) break
         step.durationMs = Math.round(event.durationMs)
         step.status = event.error ? 'failed' : 'passed'
-        if (event.error) step.error = event.error
+        if (event.error) step.error = cut(event.error)
         break
       }
       case 'stdout':
       case 'stderr':
         for (const text of event.text.replace(/\n$/, '').split('\n')) {
+          if (out.logs.length >= MAX_LOG_LINES) {
+            droppedLines++
+            continue
+          }
           out.logs.push({
             time: new Date(event.at).toISOString(),
             level: event.type === 'stderr' ? 'error' : 'info',
-            message: text,
+            message: cut(text),
           })
         }
         break
@@ -92,12 +106,12 @@ export function parseRunEvents(ndjson: string): RunEvents {
           status: event.status,
           expectedStatus: event.expectedStatus,
           durationMs: event.durationMs,
-          error: event.error,
+          error: event.error === undefined ? undefined : cut(event.error),
           attachments: event.attachments,
         })
         break
       case 'error':
-        if (event.error) out.errors.push(event.error)
+        if (event.error) out.errors.push(cut(event.error))
         break
       case 'end':
         out.ended = true
@@ -106,6 +120,13 @@ export function parseRunEvents(ndjson: string): RunEvents {
     }
   }
   out.unfinished = open.map((s) => s.title)
+  if (droppedLines > 0) {
+    out.logs.push({
+      time: new Date().toISOString(),
+      level: 'warn',
+      message: `${droppedLines} more lines of output were not kept (at most ${MAX_LOG_LINES})`,
+    })
+  }
   return out
 }
 

@@ -30,6 +30,9 @@ export function isTextEntry(data: Buffer): boolean {
   }
 }
 
+/** A page load can make hundreds of requests; the result keeps the first ones. */
+export const MAX_REQUESTS = 500
+
 export function requestLogFromTrace(entries: ZipEntry[]): RequestLogEntry[] {
   const log: RequestLogEntry[] = []
   for (const entry of entries) {
@@ -55,7 +58,7 @@ export function requestLogFromTrace(entries: ZipEntry[]): RequestLogEntry[] {
       })
     }
   }
-  return log.sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? ''))
+  return log.sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? '')).slice(0, MAX_REQUESTS)
 }
 
 // Headers appear as {"name":"Authorization","value":"..."} (network entries, action params) or as

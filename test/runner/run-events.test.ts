@@ -45,3 +45,16 @@ describe('run events', () => {
     ])
   })
 })
+
+describe('run event limits', () => {
+  it('keeps the first lines of a chatty run and says how many were dropped', () => {
+    const ndjson = line({
+      type: 'stdout',
+      text: Array.from({ length: 1005 }, (_, i) => `line ${i}`).join('\n'),
+    })
+    const logs = parseRunEvents(ndjson).logs
+    expect(logs).toHaveLength(1001)
+    expect(logs[999]?.message).toBe('line 999')
+    expect(logs[1000]?.message).toBe('5 more lines of output were not kept (at most 1000)')
+  })
+})

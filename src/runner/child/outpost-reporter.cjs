@@ -10,8 +10,9 @@ const clean = (s) => String(s ?? '').replace(ANSI, '')
 
 function errorText(error) {
   if (!error) return undefined
-  const message = clean(error.message ?? error.value ?? 'error')
-  return message.length > 4000 ? `${message.slice(0, 4000)}…` : message
+  // Never cut here: a cut could split a secret, leaving half of it that no scrubber recognises.
+  // The agent scrubs first and shortens after.
+  return clean(error.message ?? error.value ?? 'error')
 }
 
 function isTopLevelUserStep(step) {

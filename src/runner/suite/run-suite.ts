@@ -199,11 +199,14 @@ export async function runSuite(
     })
 
     // 3. per-test outcomes, the report and failure traces, all scrubbed
-    const events = parseRunEvents(await readTextOrEmpty(eventsFile))
+    const rawEvents = await readTextOrEmpty(eventsFile)
     const runtimeSecrets = parseSecretFile(await readTextOrEmpty(secretsFile)).runtime
     if (runtimeSecrets.length > 0) deps.onSecrets?.(runtimeSecrets)
     const allSecrets = [...secretValues, ...runtimeSecrets]
     const scrubber = createScrubber(allSecrets)
+    // Scrubbed before parsing, since parsing shortens long lines and a cut must not split a secret.
+    const events = parseRunEvents(scrubber.text(rawEvents))
+    const output = scrubber.text(run.output)
     const artifacts: ArtifactRef[] = []
     const report = await readFile(reportFile, 'utf8').catch(() => undefined)
     if (report !== undefined) {
@@ -251,14 +254,14 @@ export async function runSuite(
     else if (run.exitCode !== 0) {
       error = {
         code: 'CRASHED',
-        message: `the test command exited with ${run.spawnError ?? `code ${run.exitCode}`}: ${lastLineOf(run.output)}`,
+        message: `the test command exited with ${run.spawnError ?? `code ${run.exitCode}`}: ${lastLineOf(output)}`,
       }
     } else if (events.tests.length === 0)
       error = { code: 'NO_TESTS', message: 'the suite ran no test (check pwProjects and pwTags)' }
 
     const logs = [...events.logs]
-    if (error && events.tests.length === 0 && run.output.trim()) {
-      logs.push({ time: new Date().toISOString(), level: 'error', message: run.output.trim().slice(-4000) })
+    if (error && events.tests.length === 0 && output.trim()) {
+      logs.push({ time: new Date().toISOString(), level: 'error', message: output.trim().slice(-4000) })
     }
     const outcome: ProbeOutcome = {
       status: error ? 'failed' : 'passed',
