@@ -7,7 +7,7 @@
 // (UPTIME_CONCURRENCY, 100), and once more one at a time for latency. Printed: ops/s, the overhead
 // ratio (bare ops/s divided by probe ops/s: 1.00x means no overhead), p50 latency ratio, and URL
 // probes per second.
-// usage: bench/probes [--ops 20000] [--rounds 3] [--concurrency 100] [--latency-ops 2000] [--only URL,DNS,TCP]
+// usage: bench/probes [--ops 2000] [--rounds 10] [--concurrency 100] [--latency-ops 2000] [--only URL,DNS,TCP]
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import dgram from 'node:dgram'
@@ -41,8 +41,8 @@ if (process.argv.includes('--serve')) {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      ops: { type: 'string', default: '20000' },
-      rounds: { type: 'string', default: '3' },
+      ops: { type: 'string', default: '2000' },
+      rounds: { type: 'string', default: '10' },
       concurrency: { type: 'string', default: process.env.UPTIME_CONCURRENCY ?? '100' },
       'latency-ops': { type: 'string', default: '2000' },
       only: { type: 'string', default: 'URL,DNS,TCP' },
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   })
   if (values.help) {
     console.log(
-      'usage: bench/probes [--ops 20000] [--rounds 3] [--concurrency 100] [--latency-ops 2000] [--only URL,DNS,TCP]',
+      'usage: bench/probes [--ops 2000] [--rounds 10] [--concurrency 100] [--latency-ops 2000] [--only URL,DNS,TCP]',
     )
     return
   }
@@ -65,25 +65,36 @@ async function main(): Promise<void> {
     const only = new Set((values.only ?? '').split(',').map((k) => k.trim().toUpperCase()))
     const pairs = makePairs(ports).filter((pair) => only.has(pair.name))
     console.log(
-      `bench/probes: ${ops} ops x ${rounds} interleaved rounds at concurrency ${concurrency}; ` +
+      `bench/probes: ${rounds} rounds of ${ops} ops per side (ABBA order) at concurrency ${concurrency}; ` +
         `${latencyOps} sequential ops for latency; servers in pid ${child.pid}`,
     )
     for (const pair of pairs) {
       // Warm both paths (JIT, sockets) before measuring.
-      await throughput(pair.bare, Math.min(ops, 2000), concurrency)
-      await throughput(pair.probe, Math.min(ops, 2000), concurrency)
+      await timed(pair.bare, Math.min(ops, 2000), concurrency)
+      await timed(pair.probe, Math.min(ops, 2000), concurrency)
     }
     const rows: string[] = []
     let urlProbeRate = 0
     for (const pair of pairs) {
-      const bareRates: number[] = []
-      const probeRates: number[] = []
-      for (let round = 0; round < rounds; round++) {
-        bareRates.push(await throughput(pair.bare, ops, concurrency))
-        probeRates.push(await throughput(pair.probe, ops, concurrency))
+      // Short blocks in ABBA order, summed: other load on the machine drifts over seconds and would
+      // otherwise land on one side of the comparison.
+      const bare = { seconds: 0, cpu: 0 }
+      const probe = { seconds: 0, cpu: 0 }
+      const add = (into: { seconds: number; cpu: number }, t: Timed): void => {
+        into.seconds += t.seconds
+        into.cpu += t.cpuSeconds
       }
-      const bareRate = median(bareRates)
-      const probeRate = median(probeRates)
+      for (let round = 0; round < rounds; round++) {
+        const probeFirst = round % 2 === 1
+        if (probeFirst) add(probe, await timed(pair.probe, ops, concurrency))
+        add(bare, await timed(pair.bare, ops, concurrency))
+        if (!probeFirst) add(probe, await timed(pair.probe, ops, concurrency))
+      }
+      const total = ops * rounds
+      const bareRate = total / bare.seconds
+      const probeRate = total / probe.seconds
+      const bareCpu = (bare.cpu / total) * 1e6
+      const probeCpu = (probe.cpu / total) * 1e6
       if (pair.name === 'URL') urlProbeRate = probeRate
       const bareLatency = await latency(pair.bare, latencyOps)
       const probeLatency = await latency(pair.probe, latencyOps)
@@ -93,6 +104,9 @@ async function main(): Promise<void> {
           `bare ${fmt(bareRate)}/s`.padEnd(16),
           `probe ${fmt(probeRate)}/s`.padEnd(17),
           `overhead ${ratio(bareRate, probeRate)}`.padEnd(16),
+          `cpu/op bare ${bareCpu.toFixed(1)} µs, probe ${probeCpu.toFixed(1)} µs (${ratio(probeCpu, bareCpu)})`.padEnd(
+            50,
+          ),
           `p50 bare ${bareLatency.toFixed(3)} ms, probe ${probeLatency.toFixed(3)} ms (${ratio(probeLatency, bareLatency)})`,
         ].join('  '),
       )
@@ -102,7 +116,10 @@ async function main(): Promise<void> {
       `URL probes per second at concurrency ${concurrency}: ${fmt(urlProbeRate)} ` +
         `(target >= 3000: ${urlProbeRate >= 3000 ? 'met' : 'NOT met'})`,
     )
-    console.log('overhead = bare ops/s / probe ops/s, median of the rounds (target <= 1.20x)')
+    console.log('overhead = bare ops/s / probe ops/s over all rounds (target <= 1.20x);')
+    console.log(
+      "cpu/op = this process's CPU time per operation, the cost that stays when the machine is busy",
+    )
   } finally {
     child.kill('SIGTERM')
   }
@@ -245,13 +262,22 @@ function bareDnsQuery(port: number): Promise<void> {
   })
 }
 
-async function throughput(op: () => Promise<void>, count: number, concurrency: number): Promise<number> {
+interface Timed {
+  seconds: number
+  /** CPU time of this process (user + system): what the operation costs us, whatever else runs. */
+  cpuSeconds: number
+}
+
+/** Runs `count` ops through a queue of the given concurrency (the agent's light queue). */
+async function timed(op: () => Promise<void>, count: number, concurrency: number): Promise<Timed> {
   const queue = new PQueue({ concurrency })
   const started = performance.now()
+  const cpuStarted = process.cpuUsage()
   const tasks: Promise<void>[] = []
   for (let i = 0; i < count; i++) tasks.push(queue.add(op))
   await Promise.all(tasks)
-  return count / ((performance.now() - started) / 1000)
+  const cpu = process.cpuUsage(cpuStarted)
+  return { seconds: (performance.now() - started) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 }
 }
 
 async function latency(op: () => Promise<void>, count: number): Promise<number> {
@@ -262,10 +288,6 @@ async function latency(op: () => Promise<void>, count: number): Promise<number> 
     samples.push(performance.now() - started)
   }
   return percentile(samples, 50)
-}
-
-function median(values: number[]): number {
-  return percentile(values, 50)
 }
 
 function fmt(rate: number): string {

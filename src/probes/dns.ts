@@ -11,12 +11,12 @@ import type { Probe, ProbeContext, ProbeOutcome } from '../model/probe.ts'
 import { type AssertionSubject, evaluateAssertions, unsupportedSource } from './assertions.ts'
 import { answerJson, answerLines, type JsonAnswer } from './dns/present.ts'
 import { firstSystemResolver, type NameServer } from './dns/system-resolver.ts'
-import { queryTcp, queryUdp, type RawAnswer } from './dns/transport.ts'
+import { queryTcp, queryUdp, type RawAnswer, udpRefused } from './dns/transport.ts'
 import { type DecodedMessage, decodeMessage, encodeQuery } from './dns/wire.ts'
 import { queryJsonPath } from './json-path.ts'
 import { type HostLookup, resolveHost } from './net/timed-connect.ts'
 import { CodedError, classifyNetworkError, type Phase, PhaseError, timeoutError } from './network-errors.ts'
-import { createRunDeadline } from './run-deadline.ts'
+import { createRunDeadline, type StopSignal } from './run-deadline.ts'
 import { decideStatus, roundMs } from './thresholds.ts'
 
 export const DNS_ASSERTION_SOURCES = [
@@ -68,18 +68,35 @@ async function runDnsCheck(
   let server: NameServer | undefined
   let exchanged: Exchange
   try {
-    server = await nameServerFor(check, deps, deadline.signal)
+    // An IP literal needs no lookup; skipping the await keeps the common case a little cheaper.
+    const { nameServer, port } = request
+    server =
+      nameServer && isIP(nameServer) !== 0
+        ? { address: nameServer, port }
+        : await nameServerFor(check, deps, deadline.signal)
     phase = 'request'
     exchanged = await exchangeQuery(server, check, deadline.signal)
   } catch (err) {
     const where = server ? `${server.address}:${server.port}` : (request.nameServer ?? 'system resolver')
     const failedPhase = err instanceof PhaseError ? err.phase : phase
-    const error = deadline.signal.aborted
-      ? timeoutError(failedPhase, `${request.query} ${request.recordType} @${where}`, deadline.elapsed())
+    const elapsed = deadline.elapsed()
+    let error = deadline.signal.aborted
+      ? timeoutError(failedPhase, `${request.query} ${request.recordType} @${where}`, elapsed)
       : classifyNetworkError(err, failedPhase, where)
+    // An unanswered UDP query may have met a closed port: ask once more, connected, to tell.
+    if (deadline.timedOut && server && request.protocol === 'UDP' && !ctx.signal.aborted) {
+      if (await udpRefused(server, encodeQuery(request.query, request.recordType).bytes)) {
+        error = classifyNetworkError(
+          Object.assign(new Error('ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+          'request',
+          where,
+        )
+        error.message = `no answer from ${where} within ${Math.round(elapsed)} ms: nothing listening there (ICMP port unreachable)`
+      }
+    }
     return {
       status: 'failed',
-      responseTimeMs: roundMs(deadline.elapsed()),
+      responseTimeMs: roundMs(elapsed),
       error: { code: error.code, message: error.message },
       assertions: [],
       details: { nameServer: server?.address ?? request.nameServer, port: server?.port, phase: failedPhase },
@@ -165,7 +182,7 @@ export function resolveDnsSource(
   }
 }
 
-async function exchangeQuery(server: NameServer, check: DnsCheck, signal: AbortSignal): Promise<Exchange> {
+async function exchangeQuery(server: NameServer, check: DnsCheck, signal: StopSignal): Promise<Exchange> {
   const request = check.request
   const query = encodeQuery(request.query, request.recordType)
   if (request.protocol === 'TCP') {
@@ -205,7 +222,7 @@ function checked(raw: RawAnswer, id: number): DecodedMessage {
 async function nameServerFor(
   check: DnsCheck,
   deps: DnsProbeDependencies,
-  signal: AbortSignal,
+  signal: StopSignal,
 ): Promise<NameServer> {
   const { nameServer, port } = check.request
   if (nameServer) {

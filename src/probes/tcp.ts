@@ -22,7 +22,7 @@ import {
   PhaseError,
   timeoutError,
 } from './network-errors.ts'
-import { createRunDeadline, type RunDeadline } from './run-deadline.ts'
+import { createRunDeadline, type RunDeadline, type StopSignal } from './run-deadline.ts'
 import { decideStatus, roundMs, roundTimings } from './thresholds.ts'
 
 export const TCP_ASSERTION_SOURCES = ['RESPONSE_DATA', 'RESPONSE_TIME'] as const
@@ -184,7 +184,7 @@ export function resolveTcpSource(
 function sendAndRead(
   socket: import('node:net').Socket,
   data: string,
-  signal: AbortSignal,
+  signal: StopSignal,
   quietGapMs: number,
 ): Promise<Reply> {
   return new Promise((resolve, reject) => {

@@ -59,14 +59,12 @@ export async function startDnsServer(options: DnsServerOptions): Promise<TestDns
     else fn()
   }
 
-  const udp = dgram.createSocket('udp4')
-  udp.on('message', (message, remote) => {
+  const onMessage = (message: Buffer, remote: dgram.RemoteInfo): void => {
     const reply = answer(message, 'udp')
     if (reply) later(() => udp.send(reply, remote.port, remote.address))
-  })
-  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve))
-  const port = udp.address().port
-
+  }
+  let udp = dgram.createSocket('udp4')
+  udp.on('message', onMessage)
   const sockets = new Set<net.Socket>()
   const tcp = net.createServer((socket) => {
     sockets.add(socket)
@@ -87,11 +85,26 @@ export async function startDnsServer(options: DnsServerOptions): Promise<TestDns
       }
     })
   })
-  // Same port number for TCP as for UDP, like a real name server. Retry if it was taken for TCP.
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject)
-    tcp.listen(port, '127.0.0.1', () => resolve())
-  })
+  // Same port number for TCP as for UDP, like a real name server: bind UDP on a free port, then
+  // TCP on the same number, and start over (bounded) when TCP finds it taken.
+  let port = 0
+  for (let attempt = 0; ; attempt++) {
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve))
+    port = udp.address().port
+    const listened = await new Promise<boolean>((resolve) => {
+      const onError = (): void => resolve(false)
+      tcp.once('error', onError)
+      tcp.listen(port, '127.0.0.1', () => {
+        tcp.off('error', onError)
+        resolve(true)
+      })
+    })
+    if (listened) break
+    if (attempt >= 20) throw new Error('no port free for both UDP and TCP on 127.0.0.1')
+    await new Promise<void>((resolve) => udp.close(() => resolve()))
+    udp = dgram.createSocket('udp4')
+    udp.on('message', onMessage)
+  }
   return {
     port,
     queries,
@@ -190,4 +203,24 @@ function httpsRdata(): Buffer {
     param(3, port),
     param(4, Buffer.from([127, 0, 0, 1])),
   ])
+}
+
+/** A port number free on 127.0.0.1 for both UDP and TCP right now (for servers we do not write). */
+export async function freeDnsPort(): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const udp = dgram.createSocket('udp4')
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve))
+    const { port } = udp.address()
+    const tcp = net.createServer()
+    const free = await new Promise<boolean>((resolve) => {
+      tcp.once('error', () => resolve(false))
+      tcp.listen(port, '127.0.0.1', () => resolve(true))
+    })
+    await new Promise<void>((resolve) => udp.close(() => resolve()))
+    if (free) {
+      await new Promise<void>((resolve) => tcp.close(() => resolve()))
+      return port
+    }
+  }
+  throw new Error('no port free for both UDP and TCP on 127.0.0.1')
 }

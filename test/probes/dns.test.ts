@@ -9,7 +9,7 @@ import { svcbData } from '../../src/probes/dns/present.ts'
 import { parseServerEntry } from '../../src/probes/dns/system-resolver.ts'
 import { createDnsProbe } from '../../src/probes/dns.ts'
 import { NO_RETRIES } from '../helpers/definitions.ts'
-import { sampleZone, startDnsServer, type TestDnsServer } from './dns-fixtures.ts'
+import { freeDnsPort, sampleZone, startDnsServer, type TestDnsServer } from './dns-fixtures.ts'
 import { probeContext } from './url-fixtures.ts'
 
 const runDir = mkdtempSync(path.join(tmpdir(), 'outpost-dns-test-'))
@@ -186,12 +186,17 @@ describe('DNS probe against our own dns-packet server', () => {
     expect(outcome.status).toBe('failed')
     expect(outcome.error?.code).toBe('TIMEOUT')
     expect(outcome.error?.message).toContain('silent.example.test A @127.0.0.1')
+    // The server is there, just silent: the refusal check must not call that a refusal.
+    expect(outcome.error?.code).not.toBe('CONNECTION_REFUSED')
   })
 
   it('reports a refused UDP query (nothing listening) and a refused TCP connect', async () => {
     const port = await freeUdpPort()
-    const udp = await probe(dnsMonitor({ port }), ctx())
+    const udp = await probe(dnsMonitor({ port }, { maxResponseTime: 300 }), ctx())
     expect(udp.error?.code).toBe('CONNECTION_REFUSED')
+    expect(udp.error?.message).toMatch(
+      /^no answer from 127\.0\.0\.1:\d+ within \d+ ms: nothing listening there/,
+    )
     const tcp = await probe(dnsMonitor({ port, protocol: 'TCP' }), ctx())
     expect(tcp.error?.code).toBe('CONNECTION_REFUSED')
   })
@@ -233,7 +238,7 @@ describe('DNS probe against dnsmasq', () => {
   let port: number
 
   beforeAll(async () => {
-    port = await freeUdpPort()
+    port = await freeDnsPort()
     dnsmasq = spawn(
       'dnsmasq',
       [
@@ -252,7 +257,14 @@ describe('DNS probe against dnsmasq', () => {
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     )
-    await waitForDns(port)
+    let stderr = ''
+    dnsmasq.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const exited = new Promise<never>((_, reject) =>
+      dnsmasq.once('exit', (code) => reject(new Error(`dnsmasq exited (${code}): ${stderr}`))),
+    )
+    await Promise.race([waitForDns(port), exited])
   })
 
   afterAll(() => {
@@ -312,10 +324,10 @@ async function freeUdpPort(): Promise<number> {
   return port
 }
 
-/** dnsmasq is ready once it answers; bounded number of attempts. */
+/** dnsmasq is ready once it answers; bounded number of attempts. TCP: a refusal comes back at once. */
 async function waitForDns(port: number): Promise<void> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const outcome = await probe(dnsMonitor({ port }, { maxResponseTime: 200 }), ctx())
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const outcome = await probe(dnsMonitor({ port, protocol: 'TCP' }, { maxResponseTime: 500 }), ctx())
     if (outcome.status === 'passed') return
     await new Promise((resolve) => setTimeout(resolve, 100))
   }

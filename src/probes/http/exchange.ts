@@ -5,6 +5,7 @@
 import type { Socket } from 'node:net'
 import { Client, type Dispatcher } from 'undici'
 import { PhaseError } from '../network-errors.ts'
+import type { StopSignal } from '../run-deadline.ts'
 
 export interface ExchangeRequest {
   /** Origin the Host header is derived from, e.g. https://example.test:8443 */
@@ -36,7 +37,7 @@ const BODY_CAP_REACHED = 'outpost: body cap reached'
 export function exchange(
   socket: Socket,
   request: ExchangeRequest,
-  signal: AbortSignal,
+  signal: StopSignal,
 ): Promise<ExchangeResponse> {
   return new Promise((resolve, reject) => {
     let handedOver = false

@@ -14,6 +14,7 @@ import {
   upgradeTls,
 } from '../net/timed-connect.ts'
 import { CodedError, type Phase, PhaseError } from '../network-errors.ts'
+import type { StopSignal } from '../run-deadline.ts'
 import { exchange } from './exchange.ts'
 
 export interface HttpRequestOptions {
@@ -109,7 +110,7 @@ export function parseHttpUrl(raw: string): URL {
 export async function performHttpRequest(
   options: HttpRequestOptions,
   progress: HttpProgress,
-  signal: AbortSignal,
+  signal: StopSignal,
 ): Promise<HttpResult> {
   let url = parseHttpUrl(options.url)
   let headers = options.headers

@@ -7,7 +7,7 @@ import net from 'node:net'
 import tls from 'node:tls'
 import type { IpFamily } from '../../model/checks.ts'
 import { PhaseError } from '../network-errors.ts'
-import { abortable } from '../run-deadline.ts'
+import { abortable, type StopSignal } from '../run-deadline.ts'
 
 /** Name lookup as the OS does it (getaddrinfo: /etc/hosts, then DNS); tests and callers may pass their own. */
 export type HostLookup = (hostname: string, family: 4 | 6) => Promise<{ address: string; family: number }>
@@ -38,7 +38,7 @@ export interface ResolvedAddress {
 export async function resolveHost(
   host: string,
   ipFamily: IpFamily,
-  signal: AbortSignal,
+  signal: StopSignal,
   lookupHost: HostLookup = systemLookup,
 ): Promise<ResolvedAddress> {
   const bare = stripBrackets(host)
@@ -59,7 +59,7 @@ export interface TcpConnection {
   connectMs: number
 }
 
-export function connectTcp(address: string, port: number, signal: AbortSignal): Promise<TcpConnection> {
+export function connectTcp(address: string, port: number, signal: StopSignal): Promise<TcpConnection> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(new PhaseError('connect', signal.reason))
@@ -121,7 +121,7 @@ export interface TlsOptions {
 export function upgradeTls(
   socket: net.Socket,
   options: TlsOptions,
-  signal: AbortSignal,
+  signal: StopSignal,
 ): Promise<TlsConnection> {
   return new Promise((resolve, reject) => {
     const started = performance.now()
