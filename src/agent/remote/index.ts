@@ -70,6 +70,7 @@ export async function createRemoteParts(options: RemotePartsOptions): Promise<Re
     log,
     backoff: options.backoff,
     onRejectedKey: options.onRejectedKey,
+    onDelivered: (runId) => source.delivered(runId),
   })
   return {
     client,

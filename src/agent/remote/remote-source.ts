@@ -1,6 +1,6 @@
 // Jobs from the hub: register (flavor, check types, runtimes), then long-poll claims. A claimed job
-// is leased to this agent; its lease is renewed while it runs, so only an agent that vanished loses
-// its job to another. The source holds at most `maxInFlight` jobs, so it never claims work it cannot
+// is leased to this agent; its lease is renewed while it runs and until its result has reached the
+// hub (delivered()), so only an agent that vanished loses its job to another. The source holds at most `maxInFlight` jobs, so it never claims work it cannot
 // start before the lease runs out. A refused API key ends the iteration with HubRejectedKeyError
 // (the agent stops with that message); anything transient is retried with backoff and jitter.
 
@@ -70,6 +70,8 @@ export function normaliseCheck(check: Record<string, unknown>, testSession: bool
 export interface RemoteSource extends JobSource {
   /** Run ids claimed and not yet acknowledged. */
   held(): string[]
+  /** The result of this run reached the hub: stop renewing its lease. */
+  delivered(runId: string): void
 }
 
 export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
@@ -78,6 +80,8 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
   const now = options.now ?? Date.now
   const waitSeconds = options.waitSeconds ?? 20
   const renewals = new Map<string, NodeJS.Timeout>()
+  // Claimed and not yet acknowledged by the scheduler: what counts against maxInFlight.
+  const running = new Set<string>()
   let capacityFreed: () => void = () => {}
 
   const register = async (signal: AbortSignal): Promise<void> => {
@@ -100,12 +104,16 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
     )
   }
 
+  const finished = (runId: string): void => {
+    if (running.delete(runId)) capacityFreed()
+  }
+
   const release = (runId: string): void => {
+    finished(runId)
     const timer = renewals.get(runId)
     if (timer === undefined) return
     clearTimeout(timer)
     renewals.delete(runId)
-    capacityFreed()
   }
 
   const scheduleRenewal = (runId: string, leaseUntil: number, holdUntil: number): void => {
@@ -145,7 +153,7 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
 
   const waitForCapacity = (signal: AbortSignal): Promise<void> =>
     new Promise((resolve) => {
-      if (renewals.size < options.maxInFlight || signal.aborted) {
+      if (running.size < options.maxInFlight || signal.aborted) {
         resolve()
         return
       }
@@ -158,7 +166,11 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
     })
 
   return {
-    held: () => [...renewals.keys()],
+    held: () => [...running],
+
+    delivered(runId: string): void {
+      release(runId)
+    },
 
     async *jobs(signal: AbortSignal): AsyncGenerator<Job> {
       let registered = false
@@ -174,7 +186,7 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
           const response = await client.json(
             'POST',
             '/v1/agent/jobs/claim',
-            { agentId: agent.id, max: Math.max(1, options.maxInFlight - renewals.size), waitSeconds },
+            { agentId: agent.id, max: Math.max(1, options.maxInFlight - running.size), waitSeconds },
             signal,
           )
           if (failures > 0) log.info({ hub: client.baseUrl }, 'the hub is reachable again')
@@ -182,6 +194,7 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
           for (const wire of (response.body as { jobs: ClaimedJobWire[] }).jobs) {
             const check = normaliseCheck(wire.check, wire.testSession)
             // A run ends within its timeout (plus the agent's abort grace); ten minutes more is ample.
+            running.add(wire.id)
             scheduleRenewal(wire.id, wire.leaseUntil, now() + (timeoutSecondsOf(check) + 600) * 1000)
             yield {
               id: wire.id,
@@ -211,7 +224,8 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
     },
 
     async ack(job: Job, _result: CheckResult): Promise<void> {
-      release(job.id)
+      // The run is over; its lease is still renewed until the result reaches the hub.
+      finished(job.id)
     },
   }
 }

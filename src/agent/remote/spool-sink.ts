@@ -26,6 +26,10 @@ export interface SpoolSinkOptions {
   backoff?: BackoffPolicy
   /** Called once when the hub refuses the API key. */
   onRejectedKey?: (error: HubRejectedKeyError) => void
+  /** Called with each run id the hub has acknowledged (the source stops renewing its lease). */
+  onDelivered?: (runId: string) => void
+  /** Results posted at once. */
+  concurrency?: number
   /** Artifacts larger than this are not uploaded (the hub's limit, 150 MB). */
   maxArtifactBytes?: number
 }
@@ -53,6 +57,7 @@ export async function createSpoolSink(options: SpoolSinkOptions): Promise<SpoolS
   const { client, log } = options
   const backoff = options.backoff ?? DEFAULT_BACKOFF
   const maxArtifactBytes = options.maxArtifactBytes ?? MAX_ARTIFACT_BYTES
+  const concurrency = options.concurrency ?? 8
   const dir = path.join(options.dataDir, 'spool', 'results')
   const rejectedDir = path.join(options.dataDir, 'spool', 'rejected')
   await mkdir(dir, { recursive: true })
@@ -123,9 +128,11 @@ export async function createSpoolSink(options: SpoolSinkOptions): Promise<SpoolS
         `the hub refused result ${result.id} for good (${error.message}); kept in ${rejectedDir}`,
       )
       await rename(full, path.join(rejectedDir, file))
+      options.onDelivered?.(result.id)
       return
     }
     await rm(full, { force: true })
+    options.onDelivered?.(result.id)
   }
 
   const loop = async (): Promise<void> => {
@@ -144,9 +151,12 @@ export async function createSpoolSink(options: SpoolSinkOptions): Promise<SpoolS
         continue
       }
       try {
-        for (const file of files) {
+        // Oldest first, a few at a time: the hub is idempotent, so order within a batch does not matter.
+        for (let i = 0; i < files.length; i += concurrency) {
           if (stopping.signal.aborted) return
-          await deliver(file)
+          const outcomes = await Promise.allSettled(files.slice(i, i + concurrency).map(deliver))
+          const failure = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected')
+          if (failure !== undefined) throw failure.reason
         }
         if (failures > 0)
           log.info({ hub: client.baseUrl }, 'the hub is reachable again; spooled results delivered')
