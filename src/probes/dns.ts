@@ -81,7 +81,12 @@ async function runDnsCheck(
     const failedPhase = err instanceof PhaseError ? err.phase : phase
     const elapsed = deadline.elapsed()
     let error = deadline.signal.aborted
-      ? timeoutError(failedPhase, `${request.query} ${request.recordType} @${where}`, elapsed)
+      ? timeoutError(
+          failedPhase,
+          `${request.query} ${request.recordType} @${where}`,
+          elapsed,
+          deadline.timedOut ? check.maxResponseTime : undefined,
+        )
       : classifyNetworkError(err, failedPhase, where)
     // An unanswered UDP query may have met a closed port: ask once more, connected, to tell.
     if (deadline.timedOut && server && request.protocol === 'UDP' && !ctx.signal.aborted) {

@@ -14,6 +14,7 @@ export const NetworkErrorCode = {
   DNS_FAILURE: 'DNS_FAILURE',
   TLS_ERROR: 'TLS_ERROR',
   PROTOCOL_ERROR: 'PROTOCOL_ERROR',
+  INVALID_REQUEST: 'INVALID_REQUEST',
   NETWORK_ERROR: 'NETWORK_ERROR',
 } as const
 export type NetworkErrorCode = (typeof NetworkErrorCode)[keyof typeof NetworkErrorCode]
@@ -56,13 +57,20 @@ export class CodedError extends Error {
   }
 }
 
-export function timeoutError(phase: Phase, target: string, afterMs: number): ClassifiedError {
+/** `limitMs`: the check's maxResponseTime when that is what stopped the run, named in the message. */
+export function timeoutError(
+  phase: Phase,
+  target: string,
+  afterMs: number,
+  limitMs?: number,
+): ClassifiedError {
+  const limit = limitMs ? ` (maxResponseTime ${limitMs} ms)` : ''
   return {
     code: 'TIMEOUT',
     phase,
     // A timeout before the server answered says as much about the path as a refusal does.
     connectionLevel: phase === 'dns' || phase === 'connect' || phase === 'tls',
-    message: `timed out after ${Math.round(afterMs)} ms during ${phaseName(phase)} (${target})`,
+    message: `timed out after ${Math.round(afterMs)} ms${limit} during ${phaseName(phase)} (${target})`,
   }
 }
 
@@ -105,6 +113,10 @@ export function classifyNetworkError(err: unknown, phase: Phase, target: string)
     case 'ENODATA':
     case 'NXDOMAIN':
       return make('DNS_NXDOMAIN', `hostname not found: ${target} (no address of the requested family)`)
+    case 'UND_ERR_INVALID_ARG':
+    case 'ERR_INVALID_CHAR':
+    case 'ERR_INVALID_HTTP_TOKEN':
+      return make('INVALID_REQUEST', `the request cannot be sent as given: ${detail}`)
     case 'EAI_AGAIN':
     case 'ESERVFAIL':
     case 'ETIMEOUT':

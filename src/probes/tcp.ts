@@ -107,7 +107,17 @@ async function runTcpCheck(
     if (phase === 'dns') timings.dns = spent
     else if (phase === 'connect') timings.connect = spent
     else timings.firstByte = spent
-    return failed(err, phase, target, deadline, ctx, timings, remoteAddress, notes)
+    return failed({
+      err,
+      phase,
+      target,
+      deadline,
+      ctx,
+      timings,
+      remoteAddress,
+      notes,
+      limitMs: check.maxResponseTime,
+    })
   } finally {
     deadline.dispose()
   }
@@ -246,20 +256,33 @@ function sendAndRead(
   })
 }
 
-function failed(
-  err: unknown,
-  phase: Phase,
-  target: string,
-  deadline: RunDeadline,
-  ctx: ProbeContext,
-  timings: Timings,
-  remoteAddress: string | undefined,
-  notes: string[],
-): ProbeOutcome {
+interface Failure {
+  err: unknown
+  phase: Phase
+  target: string
+  deadline: RunDeadline
+  ctx: ProbeContext
+  timings: Timings
+  remoteAddress: string | undefined
+  notes: string[]
+  limitMs: number
+}
+
+function failed({
+  err,
+  phase,
+  target,
+  deadline,
+  ctx,
+  timings,
+  remoteAddress,
+  notes,
+  limitMs,
+}: Failure): ProbeOutcome {
   const failedPhase = err instanceof PhaseError ? err.phase : phase
   let error: ClassifiedError
   if (deadline.signal.aborted) {
-    error = timeoutError(failedPhase, target, deadline.elapsed())
+    error = timeoutError(failedPhase, target, deadline.elapsed(), deadline.timedOut ? limitMs : undefined)
     if (failedPhase === 'response')
       error.message = `no reply to the data sent within ${Math.round(deadline.elapsed())} ms (${target})`
     if (!deadline.timedOut)

@@ -200,7 +200,7 @@ async function failedRequest(
   const phase: Phase = err instanceof PhaseError ? err.phase : progress.phase
   const target = `${progress.host}:${progress.port}`
   const error: ClassifiedError = deadline.signal.aborted
-    ? timeoutError(phase, target, deadline.elapsed())
+    ? timeoutError(phase, target, deadline.elapsed(), deadline.timedOut ? check.maxResponseTime : undefined)
     : classifyNetworkError(err, phase, target)
   if (deadline.signal.aborted && !deadline.timedOut) {
     error.message = `${error.message}: the job was stopped (${String(ctx.signal.reason ?? 'aborted')})`

@@ -25,6 +25,8 @@ export interface TestServer {
   origin: string
   port: number
   requests: RecordedRequest[]
+  /** Connections the server holds open right now. */
+  openConnections(): number
   close(): Promise<void>
 }
 
@@ -69,6 +71,7 @@ async function listen(
     origin: `${scheme}://${hostPart}:${port}`,
     port,
     requests,
+    openConnections: () => sockets.size,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy()

@@ -237,7 +237,9 @@ describe('URL probe against a loopback HTTP server', () => {
     )
     expect(failed.status).toBe('failed')
     expect(failed.error?.code).toBe('TIMEOUT')
-    expect(failed.error?.message).toMatch(/timed out after \d+ ms during sending the request/)
+    expect(failed.error?.message).toMatch(
+      /^timed out after \d+ ms \(maxResponseTime 200 ms\) during sending the request \(127\.0\.0\.1:\d+\)$/,
+    )
     expect(failed.responseTimeMs).toBeGreaterThanOrEqual(200)
   })
 
@@ -280,6 +282,21 @@ describe('URL probe against a loopback HTTP server', () => {
     })
     const method = await probe(urlMonitor(`${server.origin}/ok`, { method: 'POST' as 'GET' }), ctx())
     expect(method.error?.message).toBe("request.method 'POST' is not allowed for URL monitors (GET, HEAD)")
+  })
+
+  it('a header value undici refuses to send is a bad request, and leaks no socket', async () => {
+    const before = server.requests.length
+    const outcome = await probe(
+      urlMonitor(`${server.origin}/ok`, { headers: [{ key: 'X-Bad', value: 'a\r\nInjected: yes' }] }),
+      ctx(),
+    )
+    expect(outcome.status).toBe('failed')
+    expect(outcome.error?.code).toBe('INVALID_REQUEST')
+    expect(outcome.error?.message).toContain('the request cannot be sent as given')
+    expect(server.requests.length).toBe(before)
+    // The connection was opened before undici refused the header; it must be closed, not leaked.
+    for (let i = 0; i < 100 && server.openConnections() > 0; i++) await new Promise((r) => setTimeout(r, 20))
+    expect(server.openConnections()).toBe(0)
   })
 
   it('exports the default assertion it applies', () => {

@@ -72,6 +72,8 @@ export function exchange(
       signal.removeEventListener('abort', onAbort)
       client.destroy().catch(() => {})
       if (err) {
+        // undici never took the socket when the request was refused before dispatch: close it here.
+        socket.destroy()
         reject(err)
         return
       }
