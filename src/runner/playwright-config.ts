@@ -18,6 +18,10 @@ export interface RunConfigOptions {
   testDir: string
   specFile: string
   outputDir: string
+  /**
+   * Playwright's test timeout, set below the job's so Playwright ends a slow test itself and reports it.
+   * No global timeout: it would count Playwright's start-up; a hung worker is the agent's kill's job.
+   */
   timeoutMs: number
   reporterPath: string
   eventsFile: string
@@ -38,7 +42,6 @@ export function runConfigSource(o: RunConfigOptions): string {
     fullyParallel: false,
     forbidOnly: false,
     timeout: o.timeoutMs,
-    globalTimeout: o.timeoutMs,
     preserveOutput: 'always',
     reporter: [[o.reporterPath, { outFile: o.eventsFile }]],
     use: {

@@ -70,9 +70,17 @@ function failureOf(
   run: GroupRunResult,
   events: RunEvents,
   timeoutMs: number,
+  abortReason: unknown,
 ): { code: string; message: string } {
   const output = run.output
-  if (run.aborted) return { code: 'TIMEOUT', message: `the run was stopped at its timeout (${timeoutMs} ms)` }
+  if (run.aborted) {
+    // The agent says why it stopped the run (timeout, shutdown); without a reason it was the timeout.
+    const reason = abortReason as { code?: unknown; message?: unknown } | undefined
+    if (typeof reason?.code === 'string' && typeof reason.message === 'string') {
+      return { code: reason.code, message: `the run was stopped: ${reason.message}` }
+    }
+    return { code: 'TIMEOUT', message: `the run was stopped at its timeout (${timeoutMs} ms)` }
+  }
   if (/heap out of memory|Reached heap limit/i.test(output) || events.errors.some((e) => /heap/i.test(e))) {
     return { code: 'OUT_OF_MEMORY', message: 'the run ran out of memory (its heap cap was reached)' }
   }
@@ -142,13 +150,16 @@ export async function runPlaywrightCheck(
       throw err
     }
     const timeoutMs = timeoutSecondsOf(check) * 1000
+    // Playwright's own timeout fires first, leaving time to start up before and to save the trace
+    // after; the agent's kill at the job's timeout is the backstop for a run that hangs.
+    const margin = Math.min(15_000, Math.max(2000, timeoutMs * 0.1))
     await writeFile(
       configFile,
       runConfigSource({
         testDir: code.testDir,
         specFile: code.specFile,
         outputDir,
-        timeoutMs,
+        timeoutMs: Math.max(1000, timeoutMs - margin),
         reporterPath: REPORTER_PATH,
         eventsFile,
         chromiumPath: deps.chromiumPath,
@@ -259,7 +270,7 @@ export async function runPlaywrightCheck(
       !run.aborted &&
       events.tests.length > 0 &&
       events.tests.every((t) => t.status === 'passed' || t.status === 'skipped')
-    const error = passed ? undefined : failureOf({ ...run, output }, events, timeoutMs)
+    const error = passed ? undefined : failureOf({ ...run, output }, events, timeoutMs, ctx.signal.reason)
     const steps: StepResult[] = mergeSteps(events, declaredStepNames(code.source), error?.message)
     if (!passed && events.tests.length === 0 && output.trim()) {
       logs.push({ time: new Date().toISOString(), level: 'error', message: output.trim().slice(-4000) })

@@ -71,6 +71,9 @@ test('hangs', async ({ request }) => {
   await test.step('quick', async () => { await request.get('${server.url}/ok') })
   await test.step('hang', async () => {
     const sleeper = spawn('sleep', ['300'], { stdio: 'ignore' })
+    // One turn of the event loop lets the worker tell Playwright about the steps so far; then it
+    // hangs so hard that only a kill ends it.
+    await new Promise((r) => setTimeout(r, 100))
     writeFileSync(${JSON.stringify(pidFile)}, JSON.stringify([process.pid, process.ppid, sleeper.pid]))
     while (true) {}
   })
@@ -96,6 +99,29 @@ test('hangs', async ({ request }) => {
       ['never', 'skipped'],
     ])
     expect(out.steps?.[1]?.error).toContain('did not finish: the run was stopped at its timeout')
+    await dir.remove()
+  })
+
+  it("lets Playwright's own timeout end a hung step first, with the trace kept", async () => {
+    const dir = await tempDir('ms-pwtimeout-')
+    const spec = `
+import { test } from '@playwright/test'
+test('waits forever', async ({ request }) => {
+  await test.step('quick', async () => { await request.get('${server.url}/ok') })
+  await test.step('wait', async () => { await new Promise(() => {}) })
+  await test.step('never', async () => {})
+})
+`
+    // 4 s job: Playwright's test timeout is set 2 s below it, so it fires well before the agent's kill.
+    const out = await runner.multistep(multistep(spec, { timeoutSeconds: 4 }), context(log, dir.path))
+    expect(out.error?.code).toBe('TIMEOUT')
+    expect(out.error?.message).toContain('Test timeout of 2000ms exceeded')
+    expect(out.steps?.map((s) => [s.name, s.status])).toEqual([
+      ['quick', 'passed'],
+      ['wait', 'failed'],
+      ['never', 'skipped'],
+    ])
+    expect(out.artifacts?.map((a) => a.name)).toEqual(['trace.zip'])
     await dir.remove()
   })
 
