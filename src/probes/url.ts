@@ -95,7 +95,7 @@ async function runUrlCheck(
   try {
     result = await performHttpRequest(
       {
-        url: request.url,
+        url,
         method: request.method,
         headers: request.headers,
         followRedirects: request.followRedirects,

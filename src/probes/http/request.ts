@@ -18,7 +18,8 @@ import type { StopSignal } from '../run-deadline.ts'
 import { exchange } from './exchange.ts'
 
 export interface HttpRequestOptions {
-  url: string
+  /** A parsed URL is used as is (callers that validated it already save a parse). */
+  url: string | URL
   method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS'
   headers: readonly KeyValuePair[]
   body?: string
@@ -112,7 +113,7 @@ export async function performHttpRequest(
   progress: HttpProgress,
   signal: StopSignal,
 ): Promise<HttpResult> {
-  let url = parseHttpUrl(options.url)
+  let url = typeof options.url === 'string' ? parseHttpUrl(options.url) : options.url
   let headers = options.headers
   const method = options.method
   for (let hop = 0; ; hop++) {
