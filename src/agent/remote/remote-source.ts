@@ -13,6 +13,9 @@ import { type BackoffPolicy, backoffDelayMs, DEFAULT_BACKOFF, pause } from './ba
 import { HubRefusedError, HubRejectedKeyError } from './errors.ts'
 import type { HubClient } from './hub-client.ts'
 
+/** The most jobs the hub hands out per claim. */
+const MAX_CLAIM = 100
+
 export interface RemoteAgentIdentity {
   id: string
   version: string
@@ -186,7 +189,11 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
           const response = await client.json(
             'POST',
             '/v1/agent/jobs/claim',
-            { agentId: agent.id, max: Math.max(1, options.maxInFlight - running.size), waitSeconds },
+            {
+              agentId: agent.id,
+              max: Math.min(MAX_CLAIM, Math.max(1, options.maxInFlight - running.size)),
+              waitSeconds,
+            },
             signal,
           )
           if (failures > 0) log.info({ hub: client.baseUrl }, 'the hub is reachable again')
