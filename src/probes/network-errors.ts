@@ -84,6 +84,19 @@ export function classifyNetworkError(err: unknown, phase: Phase, target: string)
   if (coded) return { code: coded.code, phase, connectionLevel: false, message: coded.message }
   const code = errorCode(err)
   const detail = err instanceof Error ? err.message : String(err)
+  const root = err instanceof PhaseError ? err.cause : err
+  // A bug of ours is not the network's fault: say so instead of calling it a DNS failure.
+  if (
+    code === undefined &&
+    (root instanceof TypeError || root instanceof ReferenceError || root instanceof RangeError)
+  ) {
+    return {
+      code: 'INTERNAL_ERROR',
+      phase,
+      connectionLevel: false,
+      message: `internal error in the probe: ${detail}`,
+    }
+  }
   const make = (c: NetworkErrorCode, message: string): ClassifiedError => ({
     code: c,
     phase,
@@ -116,7 +129,7 @@ export function classifyNetworkError(err: unknown, phase: Phase, target: string)
     case 'UND_ERR_INVALID_ARG':
     case 'ERR_INVALID_CHAR':
     case 'ERR_INVALID_HTTP_TOKEN':
-      return make('INVALID_REQUEST', `the request cannot be sent as given: ${detail}`)
+      return make('INVALID_REQUEST', `the request to ${target} cannot be sent as given: ${detail}`)
     case 'EAI_AGAIN':
     case 'ESERVFAIL':
     case 'ETIMEOUT':

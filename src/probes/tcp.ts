@@ -12,6 +12,7 @@ import {
   connectTcp,
   familyOptionsFor,
   type HostLookup,
+  matchingLiteral,
   resolveHost,
   stripBrackets,
 } from './net/timed-connect.ts'
@@ -74,17 +75,25 @@ async function runTcpCheck(
   const notes: string[] = []
   try {
     const host = stripBrackets(request.hostname)
-    // An IPv6 check on a host without IPv6 falls back to IPv4 and says so (ip-family.ts).
-    const decision = await resolveFamily(request.ipFamily, host, familyOptionsFor(deps.lookup))
-    if (decision.fallbackNote) notes.push(decision.fallbackNote)
-    phaseStarted = performance.now()
-    const resolved = await resolveHost(host, decision.family, deadline.signal, deps.lookup)
+    let resolved = matchingLiteral(host, request.ipFamily)
+    if (!resolved) {
+      // An IPv6 check on a host without IPv6 falls back to IPv4 and says so (ip-family.ts).
+      const decision = await resolveFamily(request.ipFamily, host, familyOptionsFor(deps.lookup))
+      if (decision.fallbackNote) notes.push(decision.fallbackNote)
+      phaseStarted = performance.now()
+      resolved = await resolveHost(host, decision.family, deadline.signal, deps.lookup)
+    }
     timings.dns = resolved.dnsMs
     remoteAddress = resolved.address
     family = resolved.family
     phase = 'connect'
     phaseStarted = performance.now()
-    const { socket, connectMs } = await connectTcp(resolved.address, request.port, deadline.signal)
+    const { socket, connectMs } = await connectTcp(
+      resolved.address,
+      request.port,
+      deadline.signal,
+      Boolean(request.data),
+    )
     timings.connect = connectMs
     if (request.data) {
       phase = 'response'
@@ -122,7 +131,8 @@ async function runTcpCheck(
     deadline.dispose()
   }
   const responseTimeMs = roundMs(responseEnd - startedAt)
-  return judge(check, responseTimeMs, timings, reply, remoteAddress, family, notes)
+  // Both are set once the connect succeeded, which the try block above guarantees here.
+  return judge(check, responseTimeMs, timings, reply, remoteAddress!, family!, notes)
 }
 
 function judge(

@@ -9,6 +9,7 @@ import {
   type CertificateInfo,
   connectTcp,
   type HostLookup,
+  matchingLiteral,
   resolveHost,
   stripBrackets,
   upgradeTls,
@@ -121,12 +122,16 @@ export async function performHttpRequest(
     progress.host = url.hostname
     progress.port = portOf(url)
     const host = stripBrackets(url.hostname)
-    // An IPv6 check on a host without IPv6 falls back to IPv4 and says so (ip-family.ts).
-    const family = await resolveFamily(options.ipFamily, host, options.family)
-    if (family.fallbackNote && !progress.notes.includes(family.fallbackNote))
-      progress.notes.push(family.fallbackNote)
     enter(progress, 'dns')
-    const resolved = await resolveHost(host, family.family, signal, options.lookup)
+    let resolved = matchingLiteral(host, options.ipFamily)
+    if (!resolved) {
+      // An IPv6 check on a host without IPv6 falls back to IPv4 and says so (ip-family.ts).
+      const family = await resolveFamily(options.ipFamily, host, options.family)
+      const note = family.fallbackNote
+      if (note && !progress.notes.includes(note)) progress.notes.push(note)
+      enter(progress, 'dns')
+      resolved = await resolveHost(host, family.family, signal, options.lookup)
+    }
     progress.timings.dns += resolved.dnsMs
     progress.remoteAddress = resolved.address
     enter(progress, 'connect')
