@@ -51,6 +51,8 @@ export interface PlaywrightRunnerOptions {
    * loading Playwright (see bench/multistep). Default true. Call close() at shutdown.
    */
   warm?: boolean
+  /** Node's compile cache for runs, under dataDir/node-compile-cache (bounded). Default true. */
+  compileCache?: boolean
   /** Package manager executables for suites. Default: npm from PATH; pnpm, yarn, bun from this package. */
   packageManagers?: Partial<Record<PackageManager, string>>
 }
@@ -87,6 +89,8 @@ export function createPlaywrightRunner(options: PlaywrightRunnerOptions): Playwr
   }
   const runtimeStatus = async (id: string) => (await (statuses ?? verify())).find((s) => s.id === id)
   const heapMb = options.heapMb ?? 2048
+  const compileCacheDir =
+    options.compileCache === false ? undefined : join(options.dataDir, 'node-compile-cache')
   const warmPool =
     options.warm === false
       ? undefined
@@ -97,7 +101,12 @@ export function createPlaywrightRunner(options: PlaywrightRunnerOptions): Playwr
               agentEnv: options.env,
               checkEnv: [],
               testSession: false,
-              runnerEnv: runnerEnv({ heapMb }, runtimeId as RuntimeId, markerValue, secretsFile),
+              runnerEnv: runnerEnv(
+                { heapMb, compileCacheDir },
+                runtimeId as RuntimeId,
+                markerValue,
+                secretsFile,
+              ),
             }),
         })
   const deps = {
@@ -107,6 +116,7 @@ export function createPlaywrightRunner(options: PlaywrightRunnerOptions): Playwr
     chromiumPath: options.chromiumPath,
     agentEnv: options.env,
     heapMb,
+    compileCacheDir,
     graceMs: options.graceMs ?? 2000,
     onSecrets: options.onSecrets,
   }

@@ -14,6 +14,7 @@ import { createScrubber } from '../secrets/scrubber.ts'
 import { artifactFor } from './artifacts.ts'
 import { buildChildEnv, checkSecretValues } from './child-env.ts'
 import { parseSecretFile, quoteNodeOption, readTextOrEmpty } from './collected-secrets.ts'
+import { trimCompileCache } from './compile-cache.ts'
 import { declaredStepNames } from './declared-steps.ts'
 import { runConfigSource } from './playwright-config.ts'
 import { CodeError, prepareCode } from './prepare-code.ts'
@@ -37,6 +38,8 @@ export interface RunDeps {
   chromiumPath: string
   agentEnv: Record<string, string | undefined>
   heapMb: number
+  /** NODE_COMPILE_CACHE of every run; none when undefined. */
+  compileCacheDir?: string
   graceMs: number
   onSecrets?: (values: string[]) => void
   /** Pre-started Playwright processes; runs start cold without one. */
@@ -45,7 +48,7 @@ export interface RunDeps {
 
 /** Runner plumbing in a run's environment; a warm process starts with the same. */
 export function runnerEnv(
-  deps: Pick<RunDeps, 'heapMb'>,
+  deps: Pick<RunDeps, 'heapMb' | 'compileCacheDir'>,
   runtimeId: RuntimeId,
   markerValue: string,
   secretsFile: string,
@@ -55,6 +58,7 @@ export function runnerEnv(
     OUTPOST_SECRETS_FILE: secretsFile,
     ...(scrubsAuthorization(runtimeId) ? { OUTPOST_CAPTURE_AUTHORIZATION: '1' } : {}),
     OUTPOST_RUN_MARKER: markerValue,
+    ...(deps.compileCacheDir ? { NODE_COMPILE_CACHE: deps.compileCacheDir } : {}),
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
     FORCE_COLOR: '0',
   }
@@ -166,6 +170,7 @@ export async function runPlaywrightCheck(
       }),
     )
     const cli = await playwrightCli(runtime.dir)
+    if (deps.compileCacheDir) await trimCompileCache(deps.compileCacheDir)
     const warm = deps.warmPool?.take(runtime.id, cli)
     const markerValue = warm?.markerValue ?? randomUUID()
     const secretsFile = warm?.secretsFile ?? join(work, 'secrets.ndjson')
