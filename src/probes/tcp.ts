@@ -238,6 +238,10 @@ function sendAndRead(
       if (received > 0) finish(undefined)
       else finish(new PhaseError('response', signal.reason))
     }
+    if (signal.aborted) {
+      onAbort()
+      return
+    }
     signal.addEventListener('abort', onAbort, { once: true })
     socket.on('data', (chunk: Buffer) => {
       lastAt = performance.now()

@@ -107,6 +107,10 @@ export async function queryTcp(server: NameServer, query: Buffer, signal: StopSi
       else resolve({ bytes: bytes as Buffer, connectMs })
     }
     const onAbort = (): void => finish(new PhaseError('response', signal.reason))
+    if (signal.aborted) {
+      onAbort()
+      return
+    }
     signal.addEventListener('abort', onAbort, { once: true })
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk)

@@ -117,6 +117,7 @@ export async function performHttpRequest(
   let url = typeof options.url === 'string' ? parseHttpUrl(options.url) : options.url
   let headers = options.headers
   const method = options.method
+  let certificate: CertificateInfo | undefined
   for (let hop = 0; ; hop++) {
     progress.url = url.href
     progress.host = url.hostname
@@ -138,7 +139,6 @@ export async function performHttpRequest(
     const tcp = await connectTcp(resolved.address, progress.port, signal)
     progress.timings.connect += tcp.connectMs
     let socket = tcp.socket
-    let certificate: CertificateInfo | undefined
     if (url.protocol === 'https:') {
       enter(progress, 'tls')
       const secure = await upgradeTls(

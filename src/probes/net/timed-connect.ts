@@ -141,6 +141,12 @@ export function upgradeTls(
   signal: StopSignal,
 ): Promise<TlsConnection> {
   return new Promise((resolve, reject) => {
+    // A listener added after the abort would never run: check first.
+    if (signal.aborted) {
+      socket.destroy()
+      reject(new PhaseError('tls', signal.reason))
+      return
+    }
     const started = performance.now()
     const host = stripBrackets(options.host)
     const secure = tls.connect({
