@@ -7,18 +7,19 @@ import { cp, mkdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:
 import { basename, dirname, isAbsolute, join } from 'node:path'
 import type { PlaywrightCheckSuite } from '../../model/checks.ts'
 import type { ProbeContext, ProbeOutcome } from '../../model/probe.ts'
-import type { ArtifactRef, StepResult } from '../../model/result.ts'
+import type { ArtifactRef } from '../../model/result.ts'
 import { createScrubber } from '../../secrets/scrubber.ts'
 import { artifactFor } from '../artifacts.ts'
 import { buildChildEnv, checkSecretValues } from '../child-env.ts'
 import { parseSecretFile, quoteNodeOption, readTextOrEmpty } from '../collected-secrets.ts'
 import { REPORTER_PATH, SECRET_PROBE_PATH } from '../playwright-run.ts'
 import { runInProcessGroup } from '../process-group.ts'
-import { parseRunEvents, type TestOutcome } from '../run-events.ts'
+import { parseRunEvents } from '../run-events.ts'
 import { scrubDeep } from '../scrub-deep.ts'
 import { scrubZipInPlace } from '../scrub-trace.ts'
 import { ensureInstalled } from './install-cache.ts'
 import { detectLockfile, LOCKFILE_NAMES, type PackageManager } from './package-manager.ts'
+import { lastLineOf, suiteFailure, suiteSteps, suiteTests } from './suite-verdict.ts'
 
 export interface SuiteDeps {
   dataDir: string
@@ -42,15 +43,6 @@ const SKIPPED = new Set(['node_modules', '.git', 'test-results', 'playwright-rep
 
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`
-}
-
-function lastLineOf(text: string): string {
-  const lines = text.split('\n').filter((l) => l.trim())
-  return (lines.at(-1) ?? '').slice(0, 300)
-}
-
-function testPassed(t: TestOutcome): boolean {
-  return t.status === 'skipped' || t.status === t.expectedStatus
 }
 
 export async function runSuite(
@@ -228,37 +220,7 @@ export async function runSuite(
         artifacts.push(await artifactFor(join(ctx.runDir, name), name, 'trace'))
       }
     }
-    const steps: StepResult[] = events.tests.map((t) => ({
-      name: [t.project, ...t.titlePath].filter(Boolean).join(' › '),
-      status: t.status === 'skipped' ? 'skipped' : testPassed(t) ? 'passed' : 'failed',
-      durationMs: Math.round(t.durationMs),
-      ...(t.error ? { error: t.error } : {}),
-    }))
-    const failedTests = events.tests.filter((t) => !testPassed(t))
-    let error: { code: string; message: string } | undefined
-    if (run.aborted)
-      error = {
-        code: 'TIMEOUT',
-        message: `the suite was stopped at its timeout after ${Date.now() - started} ms`,
-      }
-    else if (failedTests.length > 0) {
-      error = {
-        code: 'TEST_FAILED',
-        message: `${failedTests.length} of ${events.tests.length} tests failed: ${failedTests
-          .slice(0, 5)
-          .map((t) => t.titlePath.join(' › '))
-          .join(', ')}`,
-      }
-    } else if (events.errors.length > 0)
-      error = { code: 'RUNNER_ERROR', message: events.errors.join('\n').slice(0, 1500) }
-    else if (run.exitCode !== 0) {
-      error = {
-        code: 'CRASHED',
-        message: `the test command exited with ${run.spawnError ?? `code ${run.exitCode}`}: ${lastLineOf(output)}`,
-      }
-    } else if (events.tests.length === 0)
-      error = { code: 'NO_TESTS', message: 'the suite ran no test (check pwProjects and pwTags)' }
-
+    const error = suiteFailure(run, events, output, Date.now() - started)
     const logs = [...events.logs]
     if (error && events.tests.length === 0 && output.trim()) {
       logs.push({ time: new Date().toISOString(), level: 'error', message: output.trim().slice(-4000) })
@@ -268,20 +230,13 @@ export async function runSuite(
       responseTimeMs: Date.now() - started,
       ...(error ? { error } : {}),
       assertions: [],
-      steps,
+      steps: suiteSteps(events.tests),
       logs,
       artifacts,
       details: {
         packageManager: choice.manager,
         installCached: install.cached,
-        tests: events.tests.map((t) => ({
-          title: t.titlePath.join(' › '),
-          project: t.project,
-          status: t.status,
-          expectedStatus: t.expectedStatus,
-          durationMs: Math.round(t.durationMs),
-          ...(t.error ? { error: t.error } : {}),
-        })),
+        tests: suiteTests(events.tests),
         exitCode: run.exitCode,
       },
     }
