@@ -5,11 +5,14 @@ import type { HubConfig } from './config.ts'
 import { buildHubApp } from './http/server.ts'
 import { createNotifier } from './notifier.ts'
 import { type HubStore, openStore } from './store/store.ts'
+import { dispatchDueWebhooks } from './webhooks.ts'
 
 export interface Hub {
   url: string
   port: number
   store: HubStore
+  /** One pass of the webhook dispatcher (it also runs on its own timer). */
+  runWebhooks(): Promise<number>
   close(): Promise<void>
 }
 
@@ -19,6 +22,12 @@ export interface HubOptions {
   now?: () => number
   /** How often unclaimed jobs are looked for; default a tenth of the expiry, at most 5 s. */
   sweepIntervalMs?: number
+  /** How often deployed checks are looked at for due runs; default 1 s. */
+  scheduleIntervalMs?: number
+  /** How often queued webhook deliveries are looked at; default 1 s. */
+  webhookIntervalMs?: number
+  /** Base of the webhook retry backoff; default 5 s. */
+  webhookBackoffBaseMs?: number
   /** Use an already open store (tests that share one); the hub then does not close it. */
   store?: HubStore
 }
@@ -63,12 +72,40 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         sweeping = false
       })
   }, interval)
+  let scheduling = false
+  const scheduler = setInterval(() => {
+    if (scheduling) return
+    scheduling = true
+    store
+      .scheduleDue()
+      .then((queued) => {
+        if (queued > 0) notifier.notify()
+      })
+      .catch((err: unknown) => app.log.error({ err }, 'scheduling deployed checks failed'))
+      .finally(() => {
+        scheduling = false
+      })
+  }, options.scheduleIntervalMs ?? 1000)
+  const runWebhooks = () => dispatchDueWebhooks({ store, backoffBaseMs: options.webhookBackoffBaseMs })
+  let dispatching = false
+  const webhooks = setInterval(() => {
+    if (dispatching) return
+    dispatching = true
+    runWebhooks()
+      .catch((err: unknown) => app.log.error({ err }, 'webhook dispatch failed'))
+      .finally(() => {
+        dispatching = false
+      })
+  }, options.webhookIntervalMs ?? 1000)
   return {
     url: `http://${host}:${port}`,
+    runWebhooks,
     port,
     store,
     async close() {
       clearInterval(timer)
+      clearInterval(scheduler)
+      clearInterval(webhooks)
       await app.close()
       if (options.store === undefined) await store.close()
     },

@@ -674,6 +674,114 @@ export function hubConformance(name: string, backend: Backend): void {
         expect(locations.find((l) => l.location === 'loc-seen')).toMatchObject({ available: true })
       })
 
+      it('deployed checks run at their private locations on their frequency; redeploying replaces them', async () => {
+        const deployed = (logicalId: string, extra: Json = {}) => ({
+          ...urlCheck(logicalId),
+          frequencySeconds: 60,
+          privateLocations: ['loc-deploy'],
+          ...extra,
+        })
+        const first = await t.api('/v1/checks', {
+          method: 'PUT',
+          body: { checks: [deployed('dep-a'), deployed('dep-b'), deployed('dep-off', { activated: false })] },
+        })
+        expect(first.status, first.text).toBe(200)
+        expect(first.body).toEqual({ created: 3, updated: 0, deleted: 0 })
+        expect(((await t.api('/v1/checks')).body as Json[]).map((c) => c.logicalId)).toEqual([
+          'dep-a',
+          'dep-b',
+          'dep-off',
+        ])
+        expect(((await t.api('/v1/checks', { key: other.key })).body as Json[]).length).toBe(0)
+        await register('deploy-agent', { location: 'loc-deploy' })
+        await t.hub.store.scheduleDue()
+        const firstRound = jobsOf(await claim('deploy-agent'))
+        expect(firstRound.map((j) => (j.check as Json).logicalId).sort()).toEqual(['dep-a', 'dep-b'])
+        expect(firstRound.every((j) => j.testSession === false && j.sessionId === undefined)).toBe(true)
+        await t.hub.store.scheduleDue()
+        expect(jobsOf(await claim('deploy-agent'))).toEqual([])
+        t.clock.advance(60_000)
+        await t.hub.store.scheduleDue()
+        expect(jobsOf(await claim('deploy-agent'))).toHaveLength(2)
+
+        const second = await t.api('/v1/checks', { method: 'PUT', body: { checks: [deployed('dep-a')] } })
+        expect(second.body).toEqual({ created: 0, updated: 1, deleted: 2 })
+        t.clock.advance(60_000)
+        await t.hub.store.scheduleDue()
+        expect(jobsOf(await claim('deploy-agent')).map((j) => (j.check as Json).logicalId)).toEqual(['dep-a'])
+
+        const twice = await t.api('/v1/checks', {
+          method: 'PUT',
+          body: { checks: [deployed('x'), deployed('x')] },
+        })
+        expect(twice.status).toBe(400)
+        expect((twice.body as Json).message).toMatch(/logicalId "x" appears twice/)
+        const noFrequency = await t.api('/v1/checks', { method: 'PUT', body: { checks: [urlCheck('nf')] } })
+        expect(noFrequency.status).toBe(400)
+        expect((noFrequency.body as Json).message).toMatch(/frequencySeconds/)
+      })
+
+      it('incident updates with notifySubscribers reach webhook subscribers at least once, retried with backoff', async () => {
+        const { createServer } = await import('node:http')
+        const received: Array<{ delivery: string; body: Json }> = []
+        let failuresLeft = 2
+        const receiver = createServer((req, res) => {
+          let body = ''
+          req.on('data', (c) => {
+            body += c
+          })
+          req.on('end', () => {
+            received.push({
+              delivery: String(req.headers['x-outpost-delivery']),
+              body: JSON.parse(body) as Json,
+            })
+            res.statusCode = failuresLeft-- > 0 ? 503 : 204
+            res.end()
+          })
+        })
+        await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+        const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`
+        try {
+          const fresh = (await t.api('/v1/accounts', { body: { name: 'webhooks' } })).body as Json
+          const account = fresh.id as string
+          expect(
+            (await t.api('/v1/status-pages/subscribers', { account, body: { url: 'ftp://nope' } })).status,
+          ).toBe(400)
+          const subscriber = await t.api('/v1/status-pages/subscribers', { account, body: { url } })
+          expect(subscriber.status).toBe(201)
+          const incident = (
+            await t.api('/v1/status-pages/incidents', {
+              account,
+              body: { name: 'Hooked', severity: 'MAJOR' },
+            })
+          ).body as Json
+          const path = `/v1/status-pages/incidents/${incident.id}/incident-updates`
+          await t.api(path, { account, body: { description: 'quiet', status: 'IDENTIFIED' } })
+          await t.api(path, {
+            account,
+            body: { description: 'tell everyone', status: 'MONITORING', notifySubscribers: true },
+          })
+          for (let round = 0; round < 10 && received.length < 3; round += 1) {
+            await t.hub.runWebhooks()
+            // Past the longest backoff of the first retries (base 1 s here).
+            t.clock.advance(10_000)
+          }
+          expect(received).toHaveLength(3)
+          expect(new Set(received.map((r) => r.delivery)).size).toBe(1)
+          expect(received[2]?.body).toMatchObject({
+            event: 'incident.update',
+            incident: { id: incident.id, name: 'Hooked', lastUpdateStatus: 'MONITORING' },
+            incidentUpdate: { description: 'tell everyone', notifySubscribers: true },
+          })
+          // Delivered: nothing more is sent.
+          t.clock.advance(3_600_000)
+          expect(await t.hub.runWebhooks()).toBe(0)
+          expect(received).toHaveLength(3)
+        } finally {
+          await new Promise<void>((resolve) => receiver.close(() => resolve()))
+        }
+      })
+
       it('artifacts stream to disk with their sha256; 413 above the limit without reading the body', async () => {
         const payload = Buffer.alloc(3 * 1024 * 1024, 7)
         const upload = await fetch(`${t.url}/v1/agent/artifacts/run-art-1/trace.zip`, {

@@ -50,6 +50,18 @@ const TABLES = [
     id TEXT NOT NULL, account_id TEXT NOT NULL, flavor TEXT NOT NULL, version TEXT NOT NULL,
     location TEXT NOT NULL, check_types TEXT NOT NULL, runtimes TEXT NOT NULL, registered_at BIGINT NOT NULL,
     last_seen BIGINT NOT NULL, PRIMARY KEY (account_id, id))`,
+  `CREATE TABLE IF NOT EXISTS checks (
+    account_id TEXT NOT NULL, logical_id TEXT NOT NULL, type TEXT NOT NULL, definition TEXT NOT NULL,
+    frequency_ms BIGINT NOT NULL, locations TEXT NOT NULL, activated INTEGER NOT NULL, next_due_at BIGINT NOT NULL,
+    updated_at BIGINT NOT NULL, PRIMARY KEY (account_id, logical_id))`,
+  `CREATE INDEX IF NOT EXISTS checks_due ON checks (next_due_at)`,
+  `CREATE TABLE IF NOT EXISTS subscribers (
+    id TEXT PRIMARY KEY, account_id TEXT NOT NULL, url TEXT NOT NULL, created_at BIGINT NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS webhook_deliveries (
+    id TEXT PRIMARY KEY, account_id TEXT NOT NULL, subscriber_id TEXT NOT NULL, url TEXT NOT NULL,
+    payload TEXT NOT NULL, attempts INTEGER NOT NULL, next_attempt_at BIGINT NOT NULL, delivered_at BIGINT,
+    last_error TEXT, created_at BIGINT NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (delivered_at, next_attempt_at)`,
   `CREATE TABLE IF NOT EXISTS artifacts (
     account_id TEXT NOT NULL, run_id TEXT NOT NULL, name TEXT NOT NULL, size BIGINT NOT NULL,
     sha256 TEXT NOT NULL, path TEXT NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (account_id, run_id, name))`,

@@ -3,6 +3,7 @@
 
 import type { FastifyInstance } from 'fastify'
 import type { Notifier } from '../notifier.ts'
+import type { DeployedCheck } from '../store/checks.ts'
 import { UnknownReference } from '../store/incidents.ts'
 import type { QueuedCheck } from '../store/jobs.ts'
 import type { IncidentSeverity, IncidentStatus } from '../store/model.ts'
@@ -302,6 +303,134 @@ export function registerManagementRoutes(
       )
       return { length: page.entries.length, entries: page.entries, nextId: page.nextCursor }
     },
+  })
+
+  const subscriberSchema = {
+    type: 'object',
+    required: ['id', 'url', 'created_at'],
+    properties: {
+      id: { type: 'string' },
+      url: { type: 'string' },
+      created_at: { type: 'string', format: 'date-time' },
+    },
+  } as const
+
+  table.add(app, {
+    method: 'POST',
+    url: '/v1/status-pages/subscribers',
+    schema: {
+      summary: 'Adds a webhook subscriber: incident updates with notifySubscribers are POSTed to its URL',
+      headers: accountHeader,
+      body: {
+        type: 'object',
+        required: ['url'],
+        additionalProperties: false,
+        properties: { url: { type: 'string', minLength: 8, maxLength: 2000, pattern: '^https?://' } },
+      },
+      response: { 201: subscriberSchema, ...errors },
+    },
+    handler: async (request, reply) => {
+      const { url } = request.body as { url: string }
+      if (!URL.canParse(url))
+        throw new HttpError(400, `body/url ${JSON.stringify(url)} is not an absolute http(s) URL`)
+      return reply.code(201).send(await store.createSubscriber(request.accountId, url))
+    },
+  })
+
+  table.add(app, {
+    method: 'GET',
+    url: '/v1/status-pages/subscribers',
+    schema: {
+      headers: accountHeader,
+      response: { 200: { type: 'array', items: subscriberSchema }, ...errors },
+    },
+    handler: async (request) => store.listSubscribers(request.accountId),
+  })
+
+  table.add(app, {
+    method: 'DELETE',
+    url: '/v1/status-pages/subscribers/:subscriberId',
+    schema: {
+      params: idParam('subscriberId'),
+      headers: accountHeader,
+      response: { 204: { type: 'null' }, ...errors },
+    },
+    handler: async (request, reply) => {
+      const { subscriberId } = request.params as { subscriberId: string }
+      if (!(await store.deleteSubscriber(request.accountId, subscriberId))) {
+        throw new HttpError(404, `subscriber ${JSON.stringify(subscriberId)} not found`)
+      }
+      return reply.code(204).send()
+    },
+  })
+
+  const deployedCheckSchema = {
+    ...checkDefinitionSchema,
+    required: [...checkDefinitionSchema.required, 'frequencySeconds'],
+    properties: {
+      ...checkDefinitionSchema.properties,
+      frequencySeconds: { type: 'integer', minimum: 1, maximum: 604_800 },
+      privateLocations: {
+        type: 'array',
+        maxItems: 50,
+        items: { type: 'string', minLength: 1, maxLength: 100 },
+      },
+      activated: { type: 'boolean' },
+    },
+  } as const
+
+  table.add(app, {
+    method: 'PUT',
+    url: '/v1/checks',
+    schema: {
+      summary:
+        'Deploys monitors as code: the account’s checks become exactly these (by logicalId); each runs at its privateLocations every frequencySeconds',
+      headers: accountHeader,
+      body: {
+        type: 'object',
+        required: ['checks'],
+        additionalProperties: false,
+        properties: { checks: { type: 'array', maxItems: 5000, items: deployedCheckSchema } },
+      },
+      response: {
+        200: {
+          type: 'object',
+          required: ['created', 'updated', 'deleted'],
+          properties: {
+            created: { type: 'integer' },
+            updated: { type: 'integer' },
+            deleted: { type: 'integer' },
+          },
+        },
+        ...errors,
+      },
+    },
+    handler: async (request) => {
+      const { checks } = request.body as { checks: DeployedCheck[] }
+      const ids = new Set<string>()
+      for (const [i, check] of checks.entries()) {
+        if (ids.has(check.logicalId)) {
+          throw new HttpError(
+            400,
+            `body/checks/${i}/logicalId ${JSON.stringify(check.logicalId)} appears twice`,
+          )
+        }
+        ids.add(check.logicalId)
+      }
+      const outcome = await store.deployChecks(request.accountId, checks)
+      deps.notifier.notify()
+      return outcome
+    },
+  })
+
+  table.add(app, {
+    method: 'GET',
+    url: '/v1/checks',
+    schema: {
+      headers: accountHeader,
+      response: { 200: { type: 'array', items: { type: 'object', additionalProperties: true } }, ...errors },
+    },
+    handler: async (request) => store.listChecks(request.accountId),
   })
 
   table.add(app, {

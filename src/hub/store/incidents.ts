@@ -14,6 +14,7 @@ import type {
   Service,
   StatusPage,
 } from './model.ts'
+import { queueWebhooks } from './webhooks.ts'
 
 interface ServiceRow {
   [column: string]: string | number | null
@@ -111,6 +112,7 @@ const INCIDENT_COLUMNS = 'id, name, severity, last_update_status, created_at, up
 
 async function insertUpdate(
   tx: Queryable,
+  accountId: string,
   incident: { id: string; created_at: number; update_count: number; last_update_status: string },
   input: NewIncidentUpdate,
   at: number,
@@ -145,6 +147,22 @@ async function insertUpdate(
     'UPDATE incidents SET last_update_status = $2, updated_at = $3, duration = $4, update_count = update_count + 1 WHERE id = $1',
     [incident.id, status, at, duration],
   )
+  if (input.notifySubscribers) {
+    const [current] = await tx.query<{ id: string; name: string; severity: string }>(
+      'SELECT id, name, severity FROM incidents WHERE id = $1',
+      [incident.id],
+    )
+    await queueWebhooks(
+      tx,
+      accountId,
+      {
+        event: 'incident.update',
+        incident: { ...current, lastUpdateStatus: status, duration },
+        incidentUpdate: update(row),
+      },
+      at,
+    )
+  }
   return row
 }
 
@@ -236,7 +254,7 @@ export function createIncidentsStore(db: Db, now: () => number) {
         }
         if (input.firstUpdate) {
           const incident = { id, created_at: at, update_count: 0, last_update_status: 'INVESTIGATING' }
-          await insertUpdate(tx, incident, input.firstUpdate, at)
+          await insertUpdate(tx, accountId, incident, input.firstUpdate, at)
         }
       })
       return (await store.getIncident(accountId, id)) as Incident
@@ -293,7 +311,7 @@ export function createIncidentsStore(db: Db, now: () => number) {
         )
         const incident = rows[0]
         if (incident === undefined) return null
-        return update(await insertUpdate(tx, incident, input, now()))
+        return update(await insertUpdate(tx, accountId, incident, input, now()))
       })
     },
   }

@@ -7,10 +7,12 @@ import { openPostgres } from '../db/postgres.ts'
 import { openSqlite } from '../db/sqlite.ts'
 import type { Db, Dialect } from '../db/types.ts'
 import { type AccountsStore, createAccountsStore } from './accounts.ts'
+import { type ChecksStore, createChecksStore } from './checks.ts'
 import { createIncidentsStore, type IncidentsStore } from './incidents.ts'
 import { createJobsStore, type JobsStore, type JobTimings } from './jobs.ts'
+import { createWebhooksStore, type WebhooksStore } from './webhooks.ts'
 
-export interface HubStore extends AccountsStore, IncidentsStore, JobsStore {
+export interface HubStore extends AccountsStore, IncidentsStore, JobsStore, ChecksStore, WebhooksStore {
   readonly dialect: Dialect
   close(): Promise<void>
 }
@@ -37,5 +39,15 @@ export async function openStore(options: StoreOptions): Promise<HubStore> {
   const accounts = createAccountsStore(db, now)
   const incidents = createIncidentsStore(db, now)
   const jobs = createJobsStore(db, now, options.timings)
-  return { dialect: db.dialect, ...accounts, ...incidents, ...jobs, close: () => db.close() }
+  const checks = createChecksStore(db, now)
+  const webhooks = createWebhooksStore(db, now)
+  return {
+    dialect: db.dialect,
+    ...accounts,
+    ...incidents,
+    ...jobs,
+    ...checks,
+    ...webhooks,
+    close: () => db.close(),
+  }
 }

@@ -62,8 +62,15 @@ export async function startTestHub(
     maxArtifactBytes: MAX_ARTIFACT_BYTES,
     ...options.config,
   }
-  // Sweeps are run by the tests themselves, so expiry happens exactly when a test says.
-  const hub = await startHub({ config, now: clock.now, sweepIntervalMs: 3_600_000 })
+  // Sweeps, scheduling and webhook dispatch are run by the tests themselves, so they happen exactly when a test says.
+  const hub = await startHub({
+    config,
+    now: clock.now,
+    sweepIntervalMs: 3_600_000,
+    scheduleIntervalMs: 3_600_000,
+    webhookIntervalMs: 3_600_000,
+    webhookBackoffBaseMs: 1000,
+  })
   const account = await hub.store.createAccount('test')
   const { key } = await hub.store.createApiKey(account.id, 'test')
   const url = hub.url
