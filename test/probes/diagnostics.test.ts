@@ -10,6 +10,8 @@ import { createUrlProbe } from '../../src/probes/url.ts'
 import { loopbackLookup, sampleZone, startDnsServer, type TestDnsServer } from './dns-fixtures.ts'
 import { probeContext, startHttpServer, urlMonitor } from './url-fixtures.ts'
 
+/** Capturing and TCP traceroute need root (CI runs as root); without it those tests cannot run. */
+const isRoot = process.getuid?.() === 0
 const scratch = mkdtempSync(path.join(tmpdir(), 'outpost-diag-test-'))
 let closedPort: number
 let dnsServer: TestDnsServer
@@ -47,37 +49,40 @@ function expectArtifactOnDisk(artifact: ArtifactRef | undefined): Buffer {
 }
 
 describe('network diagnostics on a URL monitor failure', () => {
-  it('attaches a header-only capture of a re-attempt and a TCP traceroute to a refused connection', async () => {
-    const probe = createUrlProbe({ diagnostics: createNetworkDiagnostics() })
-    const dir = runDir('refused')
-    const outcome = await probe(urlMonitor(`http://127.0.0.1:${closedPort}/`), probeContext(dir))
-    expect(outcome.status).toBe('failed')
-    expect(outcome.error?.code).toBe('CONNECTION_REFUSED')
+  it.skipIf(!isRoot)(
+    'attaches a header-only capture of a re-attempt and a TCP traceroute to a refused connection',
+    async () => {
+      const probe = createUrlProbe({ diagnostics: createNetworkDiagnostics() })
+      const dir = runDir('refused')
+      const outcome = await probe(urlMonitor(`http://127.0.0.1:${closedPort}/`), probeContext(dir))
+      expect(outcome.status).toBe('failed')
+      expect(outcome.error?.code).toBe('CONNECTION_REFUSED')
 
-    const pcap = outcome.artifacts?.find((a) => a.kind === 'pcap')
-    const content = expectArtifactOnDisk(pcap)
-    expect(pcap?.location.startsWith(dir)).toBe(true)
-    // pcap magic (microsecond, either byte order) and snaplen 128 in the global header.
-    expect(['a1b2c3d4', 'd4c3b2a1']).toContain(content.subarray(0, 4).toString('hex'))
-    const snaplen = content.readUInt32LE(16) === 128 ? 128 : content.readUInt32BE(16)
-    expect(snaplen).toBe(128)
-    // At least our SYN and the RST that refused it.
-    expect(content.length).toBeGreaterThan(24 + 2 * 16)
+      const pcap = outcome.artifacts?.find((a) => a.kind === 'pcap')
+      const content = expectArtifactOnDisk(pcap)
+      expect(pcap?.location.startsWith(dir)).toBe(true)
+      // pcap magic (microsecond, either byte order) and snaplen 128 in the global header.
+      expect(['a1b2c3d4', 'd4c3b2a1']).toContain(content.subarray(0, 4).toString('hex'))
+      const snaplen = content.readUInt32LE(16) === 128 ? 128 : content.readUInt32BE(16)
+      expect(snaplen).toBe(128)
+      // At least our SYN and the RST that refused it.
+      expect(content.length).toBeGreaterThan(24 + 2 * 16)
 
-    const trace = outcome.artifacts?.find((a) => a.kind === 'traceroute')
-    const text = expectArtifactOnDisk(trace).toString('utf8')
-    expect(text).toContain(`-T -p ${closedPort}`)
-    expect(text).toContain('127.0.0.1')
+      const trace = outcome.artifacts?.find((a) => a.kind === 'traceroute')
+      const text = expectArtifactOnDisk(trace).toString('utf8')
+      expect(text).toContain(`-T -p ${closedPort}`)
+      expect(text).toContain('127.0.0.1')
 
-    const diagnostics = outcome.details?.diagnostics as { notes: string[]; summary: string }
-    expect(diagnostics.summary).toMatch(
-      /re-attempt: TCP connect to 127\.0\.0\.1:\d+ failed after \d+ ms: ECONNREFUSED/,
-    )
-    expect(diagnostics.summary).toMatch(/\d+ packets? captured/)
-    expect(diagnostics.notes).toEqual([])
-  })
+      const diagnostics = outcome.details?.diagnostics as { notes: string[]; summary: string }
+      expect(diagnostics.summary).toMatch(
+        /re-attempt: TCP connect to 127\.0\.0\.1:\d+ failed after \d+ ms: ECONNREFUSED/,
+      )
+      expect(diagnostics.summary).toMatch(/\d+ packets? captured/)
+      expect(diagnostics.notes).toEqual([])
+    },
+  )
 
-  it('looks at the resolver when the name does not resolve', async () => {
+  it.skipIf(!isRoot)('looks at the resolver when the name does not resolve', async () => {
     const probe = createUrlProbe({
       diagnostics: createNetworkDiagnostics(),
       lookup: loopbackLookup(dnsServer.port),
@@ -141,7 +146,7 @@ describe('network diagnostics on a URL monitor failure', () => {
     ])
   })
 
-  it('without privileges: capture is a note and traceroute falls back to UDP', async () => {
+  it.skipIf(!isRoot)('without privileges: capture is a note and traceroute falls back to UDP', async () => {
     const unprivileged = (tool: string) =>
       script(`unprivileged-${tool}`, `exec setpriv --reuid=65534 --regid=65534 --clear-groups ${tool} "$@"`)
     const probe = createUrlProbe({
