@@ -796,6 +796,15 @@ export function hubConformance(name: string, backend: Backend): void {
           size: payload.length,
           sha256: createHash('sha256').update(payload).digest('hex'),
         })
+        const download = await fetch(`${t.url}/v1/artifacts/run-art-1/trace.zip`, {
+          headers: { authorization: `Bearer ${t.key}` },
+        })
+        expect(download.status).toBe(200)
+        expect(Buffer.from(await download.arrayBuffer()).equals(payload)).toBe(true)
+        const elsewhere = await fetch(`${t.url}/v1/artifacts/run-art-1/trace.zip`, {
+          headers: { authorization: `Bearer ${other.key}` },
+        })
+        expect(elsewhere.status).toBe(404)
         const tooBig = await new Promise<{ status: number; body: string }>((resolve, reject) => {
           const req = httpRequest(`${t.url}/v1/agent/artifacts/run-art-1/huge.bin`, {
             method: 'PUT',

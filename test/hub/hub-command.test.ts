@@ -7,6 +7,7 @@ import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { hubCommand } from '../../src/cli/commands/hub.ts'
 import type { Hub } from '../../src/hub/hub.ts'
+import { spawnScript } from './helpers/child.ts'
 
 function io(env: Record<string, string>) {
   const out: string[] = []
@@ -66,6 +67,7 @@ describe('outpost hub', () => {
       /DATABASE_URL="mysql:\/\/db\/hub" is not valid: expected a URL with scheme postgres or postgresql/,
     ],
     ['HUB_LEASE_SECONDS', '0', /HUB_LEASE_SECONDS="0"/],
+    ['HUB_HOST', 'not a host!', /HUB_HOST="not a host!" is not valid: expected an IP address/],
   ])('%s=%s exits 2 with one line naming variable, value and rule', async (name, value, message) => {
     const captured = io({ [name]: value })
     expect(await hubCommand([], captured.io)).toBe(2)
@@ -95,5 +97,27 @@ describe('outpost hub', () => {
     expect(second.captured.out()).toContain(`API key: ${key}\n`)
     expect(second.captured.out()).toContain(`Account: ${account}\n`)
     expect(await second.stop()).toBe(0)
+  })
+
+  it('as a process: prints the URL, key and account, serves, and exits 0 on SIGTERM', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'outpost-hubproc-'))
+    dirs.push(dataDir)
+    const root = path.resolve(import.meta.dirname, '../..')
+    const hub = spawnScript(
+      path.join(root, 'test/hub/fixtures/hub-main.ts'),
+      { HUB_PORT: '0', HUB_DATA_DIR: dataDir },
+      root,
+    )
+    const url = (await hub.waitFor(/listening on (http:\/\/\S+)/))[1] as string
+    const key = (await hub.waitFor(/^API key: (\S+)$/m))[1] as string
+    await hub.waitFor(/^Account: \S+$/m)
+    const response = await fetch(`${url}/v1/status-pages/incidents`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
+    expect(response.status).toBe(200)
+    await hub.kill('SIGTERM')
+    expect(await hub.exited).toEqual({ code: 0, signal: null })
+    // The key is printed once, on its own line, and in no log line.
+    expect(hub.output().split(key).length - 1).toBe(1)
   })
 })

@@ -2,7 +2,7 @@
 // leases, lease renewal, results idempotent by run id, artifacts streamed to disk (413 above the cap).
 
 import { createHash } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
+import { createReadStream, createWriteStream } from 'node:fs'
 import { mkdir, rename, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { Transform } from 'node:stream'
@@ -297,6 +297,33 @@ export function registerAgentRoutes(app: FastifyInstance, table: RouteTable, dep
       const sha256 = hash.digest('hex')
       await store.recordArtifact(request.accountId, { runId, name, size, sha256, path: final })
       return reply.code(201).send({ name, size, sha256, location: `/v1/artifacts/${runId}/${name}` })
+    },
+  })
+}
+
+export function registerArtifactDownload(app: FastifyInstance, table: RouteTable, store: HubStore): void {
+  table.add(app, {
+    method: 'GET',
+    url: '/v1/artifacts/:runId/:name',
+    schema: {
+      summary: 'Downloads an artifact uploaded by an agent (the location in its CheckResult)',
+      params: {
+        type: 'object',
+        required: ['runId', 'name'],
+        properties: { runId: { type: 'string', pattern: runIdPattern }, name: { type: 'string', pattern: artifactNamePattern } },
+      },
+      headers: accountHeader,
+      response: { 200: { type: 'string', description: 'the artifact bytes (application/octet-stream)' }, ...errors },
+    },
+    handler: async (request, reply) => {
+      const { runId, name } = request.params as { runId: string; name: string }
+      const artifact = await store.findArtifact(request.accountId, runId, name)
+      if (artifact === null) throw new HttpError(404, `artifact ${name} of run ${runId} not found`)
+      return reply
+        .type('application/octet-stream')
+        .header('content-length', artifact.size)
+        .header('content-disposition', `attachment; filename="${name}"`)
+        .send(createReadStream(artifact.path))
     },
   })
 }

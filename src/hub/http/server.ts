@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import { AGENT_VERSION } from '../../version.ts'
 import type { Notifier } from '../notifier.ts'
 import type { HubStore } from '../store/store.ts'
-import { registerAgentRoutes } from './agent-routes.ts'
+import { registerAgentRoutes, registerArtifactDownload } from './agent-routes.ts'
 import { installAuth } from './auth.ts'
 import { installErrorHandlers } from './errors.ts'
 import { registerManagementRoutes } from './management-routes.ts'
@@ -38,6 +38,7 @@ export async function buildHubApp(options: HubAppOptions): Promise<FastifyInstan
   registerPublicRoutes(app, table, options)
   registerManagementRoutes(app, table, { ...options, defaultLocation: 'private' })
   registerAgentRoutes(app, table, options)
+  registerArtifactDownload(app, table, options.store)
   table.add(app, {
     method: 'GET',
     url: '/-/health',

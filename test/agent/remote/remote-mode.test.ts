@@ -2,7 +2,7 @@
 // the on-disk spool, the hub stopped and restarted under a running agent, an agent restart with a
 // full spool, and a refused key.
 
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -10,12 +10,14 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { type Agent, startAgent } from '../../../src/agent/agent.ts'
 import type { ExecutorTable } from '../../../src/agent/executors.ts'
 import { createHubClient } from '../../../src/agent/remote/hub-client.ts'
+import { deployToHub, runSessionOnHub } from '../../../src/agent/remote/hub-sessions.ts'
 import { createRemoteParts, HubRejectedKeyError, type RemoteParts } from '../../../src/agent/remote/index.ts'
 import { createRemoteSource } from '../../../src/agent/remote/remote-source.ts'
 import { createSpoolSink } from '../../../src/agent/remote/spool-sink.ts'
 import { MAX_ARTIFACT_BYTES } from '../../../src/hub/config.ts'
 import { type Hub, startHub } from '../../../src/hub/hub.ts'
-import type { UrlCheck } from '../../../src/model/checks.ts'
+import type { CheckDefinition, UrlCheck } from '../../../src/model/checks.ts'
+import type { CheckResult } from '../../../src/model/result.ts'
 import { createScrubber } from '../../../src/secrets/scrubber.ts'
 import { testAgentConfig } from '../../helpers/agent-config.ts'
 import { captureLogger } from '../../helpers/capture-logger.ts'
@@ -371,5 +373,88 @@ describe('agent remote mode against a real hub', () => {
     expect(job.value?.check.logicalId).toBe('r5')
     stop.abort()
     await client.close()
+  })
+
+  it('outpost test --hub and outpost deploy: a session through the hub, and deployed checks run on schedule', async () => {
+    const s = await setup('loc-remote-6')
+    await runAgent(s)
+    const client = createHubClient({ baseUrl: s.state.hub.url, apiKey: s.key })
+    const checks = [check('r6-a', s.target), check('r6-b', s.target)] as unknown as CheckDefinition[]
+    const run = await runSessionOnHub({ client, checks, location: 'loc-remote-6' })
+    expect(run.outcome).toBe('PASSED')
+    expect(run.results.map((r) => r?.checkId)).toEqual(['r6-a', 'r6-b'])
+    expect(run.results.every((r) => r?.sessionId === run.sessionId)).toBe(true)
+
+    const deployed = {
+      ...check('r6-scheduled', s.target),
+      frequencySeconds: 60,
+      privateLocations: ['loc-remote-6'],
+    }
+    expect(await deployToHub(client, [deployed as unknown as CheckDefinition])).toEqual({
+      created: 1,
+      updated: 0,
+      deleted: 0,
+    })
+    await until(
+      async () => s.target.hits.get('/r6-scheduled') === 1,
+      'the deployed check to run on the agent',
+    )
+    await until(
+      async () =>
+        ((await api(s.state.hub.url, s.key, '/v1/check-results/r6-scheduled')).body as { entries: unknown[] })
+          .entries.length === 1,
+      'its result at the hub',
+    )
+    await client.close()
+  })
+
+  it('uploads artifacts kept on disk before their result and points the result at the hub', async () => {
+    const s = await setup('loc-remote-7')
+    const client = createHubClient({ baseUrl: s.state.hub.url, apiKey: s.key })
+    const sink = await createSpoolSink({
+      client,
+      dataDir: s.config.dataDir,
+      log: s.log,
+      backoff: FAST_BACKOFF,
+    })
+    const runDir = path.join(s.config.dataDir, 'runs', 'run-art')
+    await mkdir(runDir, { recursive: true })
+    const bytes = Buffer.from('a screenshot, byte for byte')
+    await writeFile(path.join(runDir, 'shot.png'), bytes)
+    const result: CheckResult = {
+      id: 'run-art',
+      checkId: 'art-check',
+      checkType: 'BROWSER',
+      name: 'art',
+      status: 'failed',
+      startedAt: new Date().toISOString(),
+      durationMs: 5,
+      location: 'loc-remote-7',
+      attempt: 1,
+      assertions: [],
+      artifacts: [
+        {
+          name: 'shot.png',
+          kind: 'screenshot',
+          size: bytes.length,
+          sha256: 'x',
+          location: 'runs/run-art/shot.png',
+        },
+      ],
+      agent: { id: 'a7', version: '7.0.1', flavor: 'full' },
+    }
+    await sink.write(result)
+    await until(async () => (await sink.pending()) === 0, 'delivery')
+    await sink.close()
+    await client.close()
+    const stored = (await api(s.state.hub.url, s.key, '/v1/check-results/art-check')).body as {
+      entries: CheckResult[]
+    }
+    const location = stored.entries[0]?.artifacts[0]?.location
+    expect(location).toBe('/v1/artifacts/run-art/shot.png')
+    const download = await fetch(`${s.state.hub.url}${location}`, {
+      headers: { authorization: `Bearer ${s.key}` },
+    })
+    expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true)
   })
 })
