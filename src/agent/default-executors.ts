@@ -2,6 +2,7 @@
 // for uptime checks are always there; the Playwright runner is imported only by the full flavor, so
 // the uptime image never loads it (nor needs it installed).
 
+import path from 'node:path'
 import type { AgentConfig } from '../config/agent-config.ts'
 import { startHeartbeatService } from '../heartbeat/service.ts'
 import type { CheckDefinition, HeartbeatCheck } from '../model/checks.ts'
@@ -25,6 +26,10 @@ export interface DefaultExecutorDeps {
    * port and the state, and the session only reads them.
    */
   heartbeatIngress: boolean
+  /** The agent's own secret values, which Playwright runs scrub from their output and traces. */
+  secretValues: readonly string[]
+  /** The agent's environment: a Playwright run keeps only PATH, HOME, proxies and the like from it. */
+  env: Readonly<Record<string, string | undefined>>
 }
 
 export interface AgentExecutors {
@@ -49,13 +54,45 @@ export async function createDefaultExecutors(deps: DefaultExecutorDeps): Promise
     ingress: deps.heartbeatIngress,
   })
   const diagnostics = createNetworkDiagnostics()
+  const table: ExecutorTable = {
+    URL: executor(createUrlProbe({ diagnostics })),
+    ICMP: executor(createIcmpProbe()),
+    HEARTBEAT: executor(heartbeats.probe),
+  }
+  const playwright = config.flavor === 'full' ? await createPlaywrightExecutors(deps) : undefined
+  return {
+    table: { ...table, ...playwright?.table },
+    async close() {
+      await playwright?.close()
+      await heartbeats.close()
+    },
+  }
+}
+
+/** Loaded only by the full flavor: the uptime image has neither the runner's dependencies nor Chromium. */
+async function createPlaywrightExecutors(deps: DefaultExecutorDeps): Promise<AgentExecutors> {
+  const { createPlaywrightRunner } = await import('../runner/index.ts')
+  const runner = createPlaywrightRunner({
+    runtimesDir: path.resolve(import.meta.dirname, '../../runtimes'),
+    dataDir: deps.config.dataDir,
+    secrets: { values: [...deps.secretValues] },
+    log: deps.log,
+    chromiumPath: deps.config.chromiumPath,
+    env: { ...deps.env },
+    onSecrets: (values) =>
+      deps.log.debug(
+        { count: values.length },
+        'a run assigned secrets; its result and trace were scrubbed of them',
+      ),
+  })
+  await runner.verifyRuntimes()
   return {
     table: {
-      URL: executor(createUrlProbe({ diagnostics })),
-      ICMP: executor(createIcmpProbe()),
-      HEARTBEAT: executor(heartbeats.probe),
+      MULTI_STEP: executor(runner.multistep),
+      BROWSER: executor(runner.browser),
+      PLAYWRIGHT: executor(runner.suite),
     },
-    close: () => heartbeats.close(),
+    close: () => runner.close(),
   }
 }
 

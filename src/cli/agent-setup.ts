@@ -19,6 +19,8 @@ import { type CliIo, ExitCode } from './io.ts'
 export interface AgentSetup {
   config: Readonly<AgentConfig>
   scrubber: SecretScrubber
+  /** The agent's own secret values (API_KEY, SERVICE_SECRET_*), for runners that scrub child output. */
+  secretValues: string[]
   log: Logger
   errors: ErrorReporter
 }
@@ -43,7 +45,8 @@ export async function setUpAgent(
     throw error
   }
   const warnings: SecretWarning[] = []
-  const scrubber = createScrubber(scrubbableValues(secretsFromEnv(io.env), (w) => warnings.push(w)))
+  const secretValues = scrubbableValues(secretsFromEnv(io.env), (w) => warnings.push(w))
+  const scrubber = createScrubber(secretValues)
   const level = io.env.LOG_LEVEL ? config.logLevel : (options.defaultLevel ?? config.logLevel)
   const log = createLogger({
     level,
@@ -59,7 +62,7 @@ export async function setUpAgent(
     scrubber,
     log,
   })
-  return { config, scrubber, log, errors }
+  return { config, scrubber, secretValues, log, errors }
 }
 
 /** ./checks when the user has one, else the bundled examples. */

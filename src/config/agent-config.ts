@@ -35,6 +35,8 @@ export interface AgentConfig {
   extraCaCerts?: string
   /** Location code put on every result. */
   location: string
+  /** The browser Playwright checks drive (Debian's chromium; Playwright's own downloads are never used). */
+  chromiumPath: string
 }
 
 export function loadAgentConfig(env: Env, cwd: string): Readonly<AgentConfig> {
@@ -73,6 +75,7 @@ export function loadAgentConfig(env: Env, cwd: string): Readonly<AgentConfig> {
     noProxy: optionalString(env, 'NO_PROXY') ?? optionalString(env, 'no_proxy'),
     extraCaCerts: optionalString(env, 'NODE_EXTRA_CA_CERTS'),
     location: optionalString(env, 'AGENT_LOCATION') ?? 'private',
+    chromiumPath: optionalString(env, 'AGENT_CHROMIUM_PATH') ?? '/usr/bin/chromium',
   }
   return Object.freeze(config)
 }

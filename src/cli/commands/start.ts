@@ -53,7 +53,15 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
   let agent: Agent
   let executors: AgentExecutors | undefined
   try {
-    executors = await createDefaultExecutors({ config, log, scrubber, checks, heartbeatIngress: true })
+    executors = await createDefaultExecutors({
+      config,
+      log,
+      scrubber,
+      checks,
+      heartbeatIngress: true,
+      secretValues: setup.secretValues,
+      env: io.env,
+    })
     agent = await startAgent({
       config,
       log,

@@ -77,7 +77,15 @@ export async function testCommand(args: string[], io: CliIo): Promise<number> {
   const sessionId = randomUUID()
   if (parsed.reporter === 'list')
     io.stdout(`Running ${checks.length} check(s) from ${dir} (session ${sessionId})\n`)
-  const executors = await createDefaultExecutors({ config, log, scrubber, checks, heartbeatIngress: false })
+  const executors = await createDefaultExecutors({
+    config,
+    log,
+    scrubber,
+    checks,
+    heartbeatIngress: false,
+    secretValues: setup.secretValues,
+    env: io.env,
+  })
   const agent = await startAgent({
     config,
     log,
