@@ -8,8 +8,10 @@ import { startHeartbeatService } from '../heartbeat/service.ts'
 import type { CheckDefinition, HeartbeatCheck } from '../model/checks.ts'
 import type { Probe } from '../model/probe.ts'
 import { createNetworkDiagnostics } from '../probes/diagnostics/network-diagnostics.ts'
+import { createDnsProbe } from '../probes/dns.ts'
 import { createIcmpProbe } from '../probes/icmp.ts'
 import { detectIcmpCapability } from '../probes/icmp-capability.ts'
+import { createTcpProbe } from '../probes/tcp.ts'
 import { createUrlProbe } from '../probes/url.ts'
 import type { Scrubber } from '../secrets/scrubber.ts'
 import type { Logger } from '../telemetry/logger.ts'
@@ -56,6 +58,8 @@ export async function createDefaultExecutors(deps: DefaultExecutorDeps): Promise
   const diagnostics = createNetworkDiagnostics()
   const table: ExecutorTable = {
     URL: executor(createUrlProbe({ diagnostics })),
+    DNS: executor(createDnsProbe()),
+    TCP: executor(createTcpProbe()),
     ICMP: executor(createIcmpProbe()),
     HEARTBEAT: executor(heartbeats.probe),
   }
