@@ -36,9 +36,14 @@ export function loadHubConfig(env: Env, cwd: string): Readonly<HubConfig> {
 
 function hostOf(env: Env): string {
   const host = optionalString(env, 'HUB_HOST') ?? '127.0.0.1'
-  const hostname = /^(?=.{1,253}$)[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/
+  const hostname =
+    /^(?=.{1,253}$)[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/
   if (isIP(host) === 0 && !hostname.test(host)) {
-    throw new ConfigError('HUB_HOST', host, 'expected an IP address (127.0.0.1, 0.0.0.0, ::) or a host name (default 127.0.0.1)')
+    throw new ConfigError(
+      'HUB_HOST',
+      host,
+      'expected an IP address (127.0.0.1, 0.0.0.0, ::) or a host name (default 127.0.0.1)',
+    )
   }
   return host
 }

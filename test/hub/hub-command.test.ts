@@ -121,3 +121,25 @@ describe('outpost hub', () => {
     expect(hub.output().split(key).length - 1).toBe(1)
   })
 })
+
+describe('the embedded hub of npm start', () => {
+  it('creates credentials once, prints them, and reuses them', async () => {
+    const { startEmbeddedHub } = await import('../../src/hub/embedded.ts')
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'outpost-embedded-'))
+    try {
+      const first = await startEmbeddedHub({ dataDir, port: 0 })
+      expect(first.banner).toContain(`API key: ${first.apiKey}\n`)
+      expect(first.banner).toContain(`Account: ${first.accountId}`)
+      const response = await fetch(`${first.url}/v1/status-pages/incidents`, {
+        headers: { authorization: `Bearer ${first.apiKey}` },
+      })
+      expect(response.status).toBe(200)
+      await first.hub.close()
+      const second = await startEmbeddedHub({ dataDir, port: 0 })
+      expect([second.apiKey, second.accountId]).toEqual([first.apiKey, first.accountId])
+      await second.hub.close()
+    } finally {
+      await rm(dataDir, { recursive: true, force: true })
+    }
+  })
+})

@@ -310,10 +310,16 @@ export function registerArtifactDownload(app: FastifyInstance, table: RouteTable
       params: {
         type: 'object',
         required: ['runId', 'name'],
-        properties: { runId: { type: 'string', pattern: runIdPattern }, name: { type: 'string', pattern: artifactNamePattern } },
+        properties: {
+          runId: { type: 'string', pattern: runIdPattern },
+          name: { type: 'string', pattern: artifactNamePattern },
+        },
       },
       headers: accountHeader,
-      response: { 200: { type: 'string', description: 'the artifact bytes (application/octet-stream)' }, ...errors },
+      response: {
+        200: { type: 'string', description: 'the artifact bytes (application/octet-stream)' },
+        ...errors,
+      },
     },
     handler: async (request, reply) => {
       const { runId, name } = request.params as { runId: string; name: string }
