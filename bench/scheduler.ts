@@ -16,6 +16,7 @@ import { loadAgentConfig } from '../src/config/agent-config.ts'
 import type { CheckDefinition } from '../src/model/checks.ts'
 import { createScrubber } from '../src/secrets/scrubber.ts'
 import { createLogger } from '../src/telemetry/logger.ts'
+import { urlCheck } from '../test/helpers/definitions.ts'
 import { runScript } from './lib/child.ts'
 import { ms, percentile, ratio } from './lib/stats.ts'
 
@@ -43,36 +44,7 @@ interface Readiness {
 }
 
 function makeChecks(n: number): CheckDefinition[] {
-  return Array.from({ length: n }, (_, i) => ({
-    type: 'URL',
-    logicalId: `bench-${i}`,
-    name: `bench ${i}`,
-    activated: true,
-    muted: false,
-    tags: [],
-    frequencySeconds: PERIOD_SECONDS,
-    locations: [],
-    privateLocations: [],
-    retryStrategy: {
-      type: 'NONE',
-      baseBackoffSeconds: 0,
-      maxRetries: 0,
-      maxDurationSeconds: 0,
-      sameRegion: true,
-    },
-    environmentVariables: [],
-    request: {
-      url: 'http://127.0.0.1:9/',
-      method: 'GET',
-      followRedirects: true,
-      skipSSL: false,
-      ipFamily: 'IPv4',
-      headers: [],
-      assertions: [],
-    },
-    degradedResponseTime: 3000,
-    maxResponseTime: 5000,
-  }))
+  return Array.from({ length: n }, (_, i) => urlCheck(`bench-${i}`, { frequencySeconds: PERIOD_SECONDS }))
 }
 
 async function phase(name: string, checks: CheckDefinition[], execute: Executor, measureSeconds: number) {
