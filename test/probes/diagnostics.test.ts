@@ -161,7 +161,7 @@ describe('network diagnostics on a URL monitor failure', () => {
     )
     expect(outcome.error?.code).toBe('CONNECTION_REFUSED')
     const notes = notesOf(outcome.details)
-    expect(notes).toContain('tcpdump: capture not permitted (needs root or CAP_NET_RAW and CAP_NET_ADMIN)')
+    expect(notes).toContain('tcpdump: capture not permitted (needs root or CAP_NET_RAW on tcpdump)')
     expect(notes).toContain('traceroute: TCP method not permitted (needs root or CAP_NET_RAW)')
     expect(outcome.artifacts?.map((a) => a.kind)).toEqual(['traceroute'])
     const trace = readFileSync(outcome.artifacts?.[0]?.location ?? '', 'utf8')

@@ -69,7 +69,7 @@ export async function captureReattempt(options: CaptureOptions): Promise<Capture
     else if (run.spawnError) notes.push(`tcpdump: could not start: ${run.spawnError}`)
     else if (run.timedOut) notes.push('tcpdump: did not start capturing within the diagnostics time limit')
     else if (/permission|not permitted/i.test(run.stderr)) {
-      notes.push('tcpdump: capture not permitted (needs root or CAP_NET_RAW and CAP_NET_ADMIN)')
+      notes.push('tcpdump: capture not permitted (needs root or CAP_NET_RAW on tcpdump)')
     } else notes.push(`tcpdump: exited before capturing (${run.exitCode}): ${lastLine(run.stderr)}`)
     return { notes }
   }
