@@ -35,7 +35,18 @@ describe('agent to hub through tinyproxy', () => {
   let dir = ''
 
   beforeAll(async () => {
-    await run(path.join(root, 'scripts/install-system-packages'), ['tinyproxy'], { timeout: 600_000 })
+    // Serialised with the other test files that install packages (apt runs one at a time).
+    await run(
+      'flock',
+      [
+        '/tmp/outpost-install-system-packages.lock',
+        path.join(root, 'scripts/install-system-packages'),
+        'tinyproxy',
+      ],
+      {
+        timeout: 600_000,
+      },
+    )
     dir = await mkdtemp(path.join(tmpdir(), 'outpost-tinyproxy-'))
     hub = await startTestHub()
     const port = await freePort()
