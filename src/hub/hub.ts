@@ -106,6 +106,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       clearInterval(timer)
       clearInterval(scheduler)
       clearInterval(webhooks)
+      // Long-polls answer at once (no jobs / still running) instead of holding the shutdown up.
+      notifier.close()
       await app.close()
       if (options.store === undefined) await store.close()
     },

@@ -3,13 +3,24 @@
 
 export interface Notifier {
   notify(): void
+  /** The hub is stopping: every wait ends now and later ones return at once. */
+  close(): void
+  readonly closed: boolean
   /** Resolves on the next notify, after `ms`, or when the signal aborts, whichever comes first. */
   wait(ms: number, signal?: AbortSignal): Promise<void>
 }
 
 export function createNotifier(): Notifier {
   let waiters: Array<() => void> = []
+  let closed = false
   return {
+    get closed() {
+      return closed
+    },
+    close() {
+      closed = true
+      this.notify()
+    },
     notify() {
       const woken = waiters
       waiters = []
@@ -17,6 +28,10 @@ export function createNotifier(): Notifier {
     },
     wait(ms, signal) {
       return new Promise<void>((resolve) => {
+        if (closed) {
+          resolve()
+          return
+        }
         const done = (): void => {
           clearTimeout(timer)
           signal?.removeEventListener('abort', done)

@@ -146,7 +146,7 @@ export function registerAgentRoutes(app: FastifyInstance, table: RouteTable, dep
             `agent ${JSON.stringify(body.agentId)} is not registered: POST /v1/agent/register first`,
           )
         }
-        if (jobs.length > 0 || gone.signal.aborted) return { jobs }
+        if (jobs.length > 0 || gone.signal.aborted || deps.notifier.closed) return { jobs }
         const left = deadline - deps.now()
         if (left <= 0) return { jobs }
         // Other replicas do not notify this one: look again at least every 500 ms.

@@ -185,7 +185,7 @@ export function registerPublicRoutes(app: FastifyInstance, table: RouteTable, de
           throw new HttpError(404, `check session ${JSON.stringify(checkSessionId)} not found`)
         if (status !== 'RUNNING') return reply.code(200).type('application/json').send(JSON.stringify(status))
         const left = deadline - deps.now()
-        if (left <= 0 || gone.signal.aborted) break
+        if (left <= 0 || gone.signal.aborted || deps.notifier.closed) break
         await deps.notifier.wait(Math.min(left, 1000), gone.signal)
       }
       throw new HttpError(
