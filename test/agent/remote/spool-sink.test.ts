@@ -1,0 +1,133 @@
+// The result spool against a real hub: a refused key stops delivery and keeps the files, a result the
+// hub refuses for good is set aside without blocking the rest, a write cut off before its rename is
+// discarded on start.
+
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { HubRejectedKeyError } from '../../../src/agent/remote/errors.ts'
+import { createHubClient, type HubClient } from '../../../src/agent/remote/hub-client.ts'
+import { createSpoolSink } from '../../../src/agent/remote/spool-sink.ts'
+import type { CheckResult } from '../../../src/model/result.ts'
+import { captureLogger } from '../../helpers/capture-logger.ts'
+import { startTestHub, type TestHub } from '../../hub/helpers/test-hub.ts'
+
+function result(id: string, overrides: Partial<CheckResult> = {}): CheckResult {
+  return {
+    id,
+    checkId: 'spool-check',
+    checkType: 'URL',
+    name: 'spool',
+    status: 'passed',
+    startedAt: new Date().toISOString(),
+    durationMs: 1,
+    location: 'private',
+    attempt: 1,
+    assertions: [],
+    artifacts: [],
+    agent: { id: 'spool-agent', version: '7.0.1', flavor: 'full' },
+    ...overrides,
+  }
+}
+
+async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 400; i += 1) {
+    if (await condition()) return
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  throw new Error(`gave up waiting for ${what}`)
+}
+
+describe('result spool', () => {
+  let hub: TestHub
+  let dataDir: string
+  const clients: HubClient[] = []
+  beforeEach(async () => {
+    hub = await startTestHub()
+    dataDir = await mkdtemp(path.join(tmpdir(), 'outpost-spool-'))
+  })
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.close()
+    await hub.close()
+    await rm(dataDir, { recursive: true, force: true })
+  })
+  const client = (apiKey: string): HubClient => {
+    const c = createHubClient({ baseUrl: hub.url, apiKey })
+    clients.push(c)
+    return c
+  }
+  const resultsAtHub = async (): Promise<string[]> =>
+    (
+      (await hub.api('/v1/check-results/spool-check?limit=100')).body as { entries: CheckResult[] }
+    ).entries.map((r) => r.id)
+
+  it('a refused key stops delivery with a clear message and keeps the results for the next start', async () => {
+    const { log, lines } = captureLogger()
+    let rejected: HubRejectedKeyError | undefined
+    const sink = await createSpoolSink({
+      client: client('op_wrong-key'),
+      dataDir,
+      log,
+      onRejectedKey: (error) => {
+        rejected = error
+      },
+    })
+    await sink.write(result('kept-1'))
+    await until(async () => rejected !== undefined, 'the rejection')
+    expect(rejected?.message).toMatch(/rejected the API key \(401.*check API_KEY/)
+    expect(lines().join('\n')).toMatch(/result delivery stopped: the hub at .* rejected the API key/)
+    expect(lines().join('\n')).not.toContain('op_wrong-key')
+    expect(await sink.pending()).toBe(1)
+    expect(await sink.drain(50)).toBe(false)
+    await sink.close()
+
+    // The operator fixes the key: the same spool delivers on the next start.
+    const fixed = await createSpoolSink({ client: client(hub.key), dataDir, log })
+    await until(async () => (await fixed.pending()) === 0, 'delivery with the right key')
+    await fixed.close()
+    expect(await resultsAtHub()).toEqual(['kept-1'])
+  })
+
+  it('a result the hub refuses for good is set aside in spool/rejected; the others go through', async () => {
+    const { log, lines } = captureLogger()
+    const sink = await createSpoolSink({ client: client(hub.key), dataDir, log })
+    await sink.write(result('good-1'))
+    await sink.write(result('bad-1', { status: 'sideways' as CheckResult['status'] }))
+    await sink.write(result('good-2'))
+    expect(await sink.drain(20_000)).toBe(true)
+    await sink.close()
+    expect((await resultsAtHub()).sort()).toEqual(['good-1', 'good-2'])
+    const setAside = await readdir(path.join(dataDir, 'spool', 'rejected'))
+    expect(setAside).toHaveLength(1)
+    expect(setAside[0]).toContain('bad-1')
+    expect(lines().join('\n')).toMatch(/refused result bad-1 for good .*status/)
+  })
+
+  it('drops a write cut off before its rename, and delivers complete files left from the last run', async () => {
+    const spoolDir = path.join(dataDir, 'spool', 'results')
+    await mkdir(spoolDir, { recursive: true })
+    await writeFile(path.join(spoolDir, '000000000000001-000000-torn.json.tmp'), '{"id":"torn","chec')
+    await writeFile(
+      path.join(spoolDir, '000000000000002-000000-left-1.json'),
+      JSON.stringify(result('left-1')),
+    )
+    const { log } = captureLogger()
+    const sink = await createSpoolSink({ client: client(hub.key), dataDir, log })
+    await until(async () => (await sink.pending()) === 0, 'the leftover to be delivered')
+    await sink.close()
+    expect(await readdir(spoolDir)).toEqual([])
+    expect(await resultsAtHub()).toEqual(['left-1'])
+  })
+
+  it('the same result written twice (a crash between delivery and delete) is counted once', async () => {
+    const { log } = captureLogger()
+    const sink = await createSpoolSink({ client: client(hub.key), dataDir, log })
+    await sink.write(result('twice'))
+    expect(await sink.drain(20_000)).toBe(true)
+    await sink.write(result('twice'))
+    expect(await sink.drain(20_000)).toBe(true)
+    await sink.close()
+    expect(await resultsAtHub()).toEqual(['twice'])
+  })
+})
