@@ -1,21 +1,26 @@
 // The agent reaches the hub through a real forward proxy (tinyproxy from Debian) on loopback, and
-// bypasses it for hosts in NO_PROXY.
+// bypasses it for hosts in NO_PROXY; an HTTPS hub (a TLS front with a self-signed certificate) is
+// trusted through NODE_EXTRA_CA_CERTS, directly and through the proxy's CONNECT tunnel.
 
 import { execFile, spawn } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { request as httpRequest } from 'node:http'
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Agent, startAgent } from '../../../src/agent/agent.ts'
-import { createRemoteParts, type RemoteParts } from '../../../src/agent/remote/index.ts'
+import { createHubClient } from '../../../src/agent/remote/hub-client.ts'
+import { createRemoteParts, HubUnavailableError, type RemoteParts } from '../../../src/agent/remote/index.ts'
 import type { UrlCheck } from '../../../src/model/checks.ts'
 import { createScrubber } from '../../../src/secrets/scrubber.ts'
 import { testAgentConfig } from '../../helpers/agent-config.ts'
 import { captureLogger } from '../../helpers/capture-logger.ts'
 import type { Child } from '../../hub/helpers/child.ts'
 import { startTestHub, type TestHub } from '../../hub/helpers/test-hub.ts'
+import { makeSelfSignedCert } from '../../probes/url-fixtures.ts'
 
 const run = promisify(execFile)
 const root = path.resolve(import.meta.dirname, '../../..')
@@ -33,6 +38,9 @@ describe('agent to hub through tinyproxy', () => {
   let proxy: Child
   let proxyUrl = ''
   let dir = ''
+  let tls: HttpsServer
+  let tlsUrl = ''
+  let caFile = ''
 
   beforeAll(async () => {
     // Serialised with the other test files that install packages (apt runs one at a time).
@@ -78,12 +86,33 @@ describe('agent to hub through tinyproxy', () => {
       },
     }
     proxyUrl = `http://127.0.0.1:${port}`
+    // The hub behind TLS: a front that terminates HTTPS with a self-signed certificate and passes
+    // each request on to the hub.
+    const certificate = makeSelfSignedCert(2)
+    caFile = path.join(dir, 'hub-ca.pem')
+    await writeFile(caFile, certificate.cert)
+    const hubPort = Number(new URL(hub.url).port)
+    tls = createHttpsServer({ key: certificate.key, cert: certificate.cert }, (req, res) => {
+      const upstream = httpRequest(
+        { host: '127.0.0.1', port: hubPort, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers)
+          answer.pipe(res)
+        },
+      )
+      upstream.on('error', () => res.destroy())
+      req.pipe(upstream)
+    })
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve))
+    tlsUrl = `https://127.0.0.1:${(tls.address() as { port: number }).port}`
     for (let i = 0; i < 100 && !output.includes('Reloading config file finished'); i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
   }, 600_000)
 
   afterAll(async () => {
+    tls?.closeAllConnections()
+    await new Promise<void>((resolve) => (tls ? tls.close(() => resolve()) : resolve()))
     await proxy?.kill('SIGTERM')
     await hub?.close()
     await rm(dir, { recursive: true, force: true })
@@ -153,5 +182,38 @@ describe('agent to hub through tinyproxy', () => {
     const before = proxy.output().length
     expect(await runSession({ HTTP_PROXY: proxyUrl, NO_PROXY: '127.0.0.1' }, 'loc-direct')).toBe('PASSED')
     expect(proxy.output().slice(before)).not.toContain('Request (file descriptor')
+  })
+
+  it('trusts an HTTPS hub through NODE_EXTRA_CA_CERTS, and without it fails as transient, naming the cause', async () => {
+    const trusted = createHubClient({ baseUrl: tlsUrl, apiKey: hub.key, extraCaCerts: caFile })
+    const ok = await trusted.json('GET', '/v1/status-pages/incidents')
+    expect(ok.status).toBe(200)
+    await trusted.close()
+    const untrusted = createHubClient({ baseUrl: tlsUrl, apiKey: hub.key })
+    const error = await untrusted.json('GET', '/v1/status-pages/incidents').then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(HubUnavailableError)
+    expect((error as Error).message).toMatch(
+      /cannot reach the hub at https:\/\/127\.0\.0\.1:\d+ \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)\)/,
+    )
+    await untrusted.close()
+  })
+
+  it('reaches the HTTPS hub through HTTPS_PROXY (a CONNECT tunnel) with the extra CA', async () => {
+    const before = proxy.output().length
+    const client = createHubClient({
+      baseUrl: tlsUrl,
+      apiKey: hub.key,
+      httpsProxy: proxyUrl,
+      extraCaCerts: caFile,
+    })
+    const ok = await client.json('GET', '/v1/status-pages/incidents')
+    expect(ok.status).toBe(200)
+    await client.close()
+    const port = new URL(tlsUrl).port
+    expect(proxy.output().slice(before)).toContain(`CONNECT 127.0.0.1:${port} HTTP/1.1`)
+    expect(proxy.output()).not.toContain(hub.key)
   })
 })
