@@ -546,6 +546,31 @@ export function hubConformance(name: string, backend: Backend): void {
         expect(session.runIds).toHaveLength(3)
       })
 
+      it('claims by groups: at most max jobs of each group of check types', async () => {
+        const multistep = (id: string) => ({
+          type: 'MULTI_STEP',
+          logicalId: id,
+          name: id,
+          runtimeId: '2025.04',
+        })
+        await trigger(
+          [urlCheck('g-u1'), urlCheck('g-u2'), urlCheck('g-u3'), multistep('g-m1'), multistep('g-m2')],
+          'loc-groups',
+        )
+        await register('grouped', { location: 'loc-groups' })
+        const groups = [
+          { checkTypes: ['URL'], max: 1 },
+          { checkTypes: ['MULTI_STEP'], max: 1 },
+        ]
+        const first = jobsOf(await claim('grouped', { groups }))
+        expect(first.map((j) => (j.check as Json).type).sort()).toEqual(['MULTI_STEP', 'URL'])
+        const lightOnly = jobsOf(await claim('grouped', { groups: [{ checkTypes: ['URL'], max: 5 }] }))
+        expect(lightOnly.map((j) => (j.check as Json).logicalId).sort()).toEqual(['g-u2', 'g-u3'])
+        const none = jobsOf(await claim('grouped', { groups: [{ checkTypes: ['DNS'], max: 5 }] }))
+        expect(none).toEqual([])
+        expect((await claim('grouped', { groups: [{ checkTypes: [], max: 1 }] })).status).toBe(400)
+      })
+
       it('an unregistered agent is told to register (409); bad claim input is 400', async () => {
         const response = await claim('never-registered')
         expect(response.status).toBe(409)

@@ -60,7 +60,7 @@ export async function createRemoteParts(options: RemotePartsOptions): Promise<Re
       checkTypes,
       runtimes: config.flavor === 'uptime' ? [] : [...RuntimeId],
     },
-    maxInFlight: config.uptimeConcurrency + config.jobConcurrency,
+    slots: { light: config.uptimeConcurrency, heavy: config.jobConcurrency },
     waitSeconds: options.waitSeconds,
     backoff: options.backoff,
   })

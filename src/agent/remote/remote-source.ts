@@ -1,10 +1,17 @@
 // Jobs from the hub: register (flavor, check types, runtimes), then long-poll claims. A claimed job
 // is leased to this agent; its lease is renewed while it runs and until its result has reached the
-// hub (delivered()), so only an agent that vanished loses its job to another. The source holds at most `maxInFlight` jobs, so it never claims work it cannot
+// hub (delivered()), so only an agent that vanished loses its job to another. The source holds no more
+// light (URL, DNS, TCP, ICMP, heartbeat) and heavy (Playwright) jobs than the agent has slots for, so
+// it never claims work it cannot
 // start before the lease runs out. A refused API key ends the iteration with HubRejectedKeyError
 // (the agent stops with that message); anything transient is retried with backoff and jitter.
 
-import { type CheckDefinition, timeoutSecondsOf } from '../../model/checks.ts'
+import {
+  type CheckDefinition,
+  type CheckType,
+  isUptimeCheckType,
+  timeoutSecondsOf,
+} from '../../model/checks.ts'
 import type { Job } from '../../model/job.ts'
 import type { CheckResult } from '../../model/result.ts'
 import type { Logger } from '../../telemetry/logger.ts'
@@ -29,8 +36,8 @@ export interface RemoteSourceOptions {
   client: HubClient
   agent: RemoteAgentIdentity
   log: Logger
-  /** Jobs claimed and not yet acknowledged, at most. */
-  maxInFlight: number
+  /** Jobs claimed and not yet acknowledged, at most, of light and of heavy check types. */
+  slots: { light: number; heavy: number }
   /** How long one claim waits at the hub for work (long-poll), 0..30. */
   waitSeconds?: number
   backoff?: BackoffPolicy
@@ -83,8 +90,19 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
   const now = options.now ?? Date.now
   const waitSeconds = options.waitSeconds ?? 20
   const renewals = new Map<string, NodeJS.Timeout>()
-  // Claimed and not yet acknowledged by the scheduler: what counts against maxInFlight.
-  const running = new Set<string>()
+  // Claimed and not yet acknowledged by the scheduler: what counts against the slots.
+  const running = new Map<string, 'light' | 'heavy'>()
+  const classOf = (type: string): 'light' | 'heavy' =>
+    isUptimeCheckType(type as CheckType) ? 'light' : 'heavy'
+  const lightTypes = agent.checkTypes.filter((t) => classOf(t) === 'light')
+  const heavyTypes = agent.checkTypes.filter((t) => classOf(t) === 'heavy')
+  const free = (kind: 'light' | 'heavy'): number => {
+    let used = 0
+    for (const k of running.values()) if (k === kind) used += 1
+    return (kind === 'light' ? lightTypes.length > 0 : heavyTypes.length > 0)
+      ? Math.min(MAX_CLAIM, Math.max(0, options.slots[kind] - used))
+      : 0
+  }
   let capacityFreed: () => void = () => {}
 
   const register = async (signal: AbortSignal): Promise<void> => {
@@ -156,7 +174,7 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
 
   const waitForCapacity = (signal: AbortSignal): Promise<void> =>
     new Promise((resolve) => {
-      if (running.size < options.maxInFlight || signal.aborted) {
+      if (free('light') > 0 || free('heavy') > 0 || signal.aborted) {
         resolve()
         return
       }
@@ -169,7 +187,7 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
     })
 
   return {
-    held: () => [...running],
+    held: () => [...running.keys()],
 
     delivered(runId: string): void {
       release(runId)
@@ -191,7 +209,10 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
             '/v1/agent/jobs/claim',
             {
               agentId: agent.id,
-              max: Math.min(MAX_CLAIM, Math.max(1, options.maxInFlight - running.size)),
+              groups: [
+                ...(free('light') > 0 ? [{ checkTypes: lightTypes, max: free('light') }] : []),
+                ...(free('heavy') > 0 ? [{ checkTypes: heavyTypes, max: free('heavy') }] : []),
+              ],
               waitSeconds,
             },
             signal,
@@ -201,7 +222,7 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
           for (const wire of (response.body as { jobs: ClaimedJobWire[] }).jobs) {
             const check = normaliseCheck(wire.check, wire.testSession)
             // A run ends within its timeout (plus the agent's abort grace); ten minutes more is ample.
-            running.add(wire.id)
+            running.set(wire.id, classOf(check.type))
             scheduleRenewal(wire.id, wire.leaseUntil, now() + (timeoutSecondsOf(check) + 600) * 1000)
             yield {
               id: wire.id,

@@ -101,7 +101,34 @@ export function registerAgentRoutes(app: FastifyInstance, table: RouteTable, dep
         additionalProperties: false,
         properties: {
           agentId,
-          max: { type: 'integer', minimum: 1, maximum: 100, default: 1 },
+          max: {
+            type: 'integer',
+            minimum: 1,
+            maximum: 100,
+            default: 1,
+            description: 'jobs at most, without groups',
+          },
+          groups: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 10,
+            description:
+              'at most `max` jobs of each group of check types (for example light and heavy slots)',
+            items: {
+              type: 'object',
+              required: ['checkTypes', 'max'],
+              additionalProperties: false,
+              properties: {
+                checkTypes: {
+                  type: 'array',
+                  minItems: 1,
+                  maxItems: 20,
+                  items: { type: 'string', minLength: 1, maxLength: 40 },
+                },
+                max: { type: 'integer', minimum: 0, maximum: 100 },
+              },
+            },
+          },
           waitSeconds: { type: 'integer', minimum: 0, maximum: 30, default: 20 },
         },
       },
@@ -133,13 +160,19 @@ export function registerAgentRoutes(app: FastifyInstance, table: RouteTable, dep
       },
     },
     handler: async (request, reply) => {
-      const body = request.body as { agentId: string; max: number; waitSeconds: number }
+      const body = request.body as {
+        agentId: string
+        max: number
+        waitSeconds: number
+        groups?: Array<{ checkTypes: string[]; max: number }>
+      }
+      const groups = body.groups ?? [{ max: body.max }]
       const deadline = deps.now() + body.waitSeconds * 1000
       const gone = new AbortController()
       // The response closing before we answered means the client went away.
       reply.raw.once('close', () => gone.abort())
       for (;;) {
-        const jobs = await store.claim(request.accountId, body.agentId, body.max)
+        const jobs = await store.claim(request.accountId, body.agentId, groups)
         if (jobs === null) {
           throw new HttpError(
             409,

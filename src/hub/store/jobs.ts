@@ -34,6 +34,12 @@ export interface AgentRegistration {
   runtimes: string[]
 }
 
+/** Up to `max` jobs of these check types (all the agent registered when absent). */
+export interface ClaimGroup {
+  checkTypes?: readonly string[]
+  max: number
+}
+
 export interface ClaimedJob {
   id: string
   check: QueuedCheck
@@ -255,8 +261,16 @@ export function createJobsStore(db: Db, now: () => number, timings: JobTimings) 
       )
     },
 
-    /** Null when the agent has not registered (the hub then answers 409 so it registers again). */
-    async claim(accountId: string, agentId: string, max: number): Promise<ClaimedJob[] | null> {
+    /**
+     * Leases jobs the agent can run, at most `group.max` of each group's check types (an agent asks
+     * for as many light and heavy jobs as it has free slots of each). Null when the agent has not
+     * registered (the hub then answers 409 so it registers again).
+     */
+    async claim(
+      accountId: string,
+      agentId: string,
+      groups: readonly ClaimGroup[],
+    ): Promise<ClaimedJob[] | null> {
       const at = now()
       const agents = await db.query<{ location: string; check_types: string; runtimes: string }>(
         `UPDATE agents SET last_seen = $3 WHERE account_id = $1 AND id = $2 RETURNING location, check_types, runtimes`,
@@ -264,31 +278,35 @@ export function createJobsStore(db: Db, now: () => number, timings: JobTimings) 
       )
       const agent = agents[0]
       if (agent === undefined) return null
-      const types = JSON.parse(agent.check_types) as string[]
+      const registered = JSON.parse(agent.check_types) as string[]
       const runtimes = JSON.parse(agent.runtimes) as string[]
-      if (types.length === 0) return []
       const leaseUntil = at + timings.leaseMs
       const cutoff = at - timings.expireAfterMs
-      const params: SqlValue[] = [accountId, agent.location, at, cutoff, max, ...types, ...runtimes]
-      const typeList = placeholders(types.length, 6)
-      const runtimeFilter =
-        runtimes.length > 0
-          ? `(runtime_id IS NULL OR runtime_id IN (${placeholders(runtimes.length, 6 + types.length)}))`
-          : 'runtime_id IS NULL'
       return db.transaction(async (tx) => {
-        // Jobs past their expiry are left to the sweep, so an expired job is never handed out.
-        const candidates = await tx.query<{ id: string }>(
-          `SELECT id FROM jobs WHERE account_id = $1 AND location = $2
-           AND ((state = 'queued' AND available_at >= $4) OR (state = 'claimed' AND lease_until < $3 AND lease_until >= $4))
-           AND check_type IN (${typeList}) AND ${runtimeFilter}
-           ORDER BY available_at, id LIMIT $5${skipLocked}`,
-          params,
-        )
-        if (candidates.length === 0) return []
-        const ids = candidates.map((c) => c.id)
+        const ids = new Set<string>()
+        for (const group of groups) {
+          const types = group.checkTypes
+            ? registered.filter((t) => group.checkTypes?.includes(t))
+            : registered
+          if (types.length === 0 || group.max <= 0) continue
+          const runtimeFilter =
+            runtimes.length > 0
+              ? `(runtime_id IS NULL OR runtime_id IN (${placeholders(runtimes.length, 6 + types.length)}))`
+              : 'runtime_id IS NULL'
+          // Jobs past their expiry are left to the sweep, so an expired job is never handed out.
+          const candidates = await tx.query<{ id: string }>(
+            `SELECT id FROM jobs WHERE account_id = $1 AND location = $2
+             AND ((state = 'queued' AND available_at >= $4) OR (state = 'claimed' AND lease_until < $3 AND lease_until >= $4))
+             AND check_type IN (${placeholders(types.length, 6)}) AND ${runtimeFilter}
+             ORDER BY available_at, id LIMIT $5${skipLocked}`,
+            [accountId, agent.location, at, cutoff, group.max, ...types, ...runtimes],
+          )
+          for (const candidate of candidates) ids.add(candidate.id)
+        }
+        if (ids.size === 0) return []
         const rows = await tx.query<JobRow>(
           `UPDATE jobs SET state = 'claimed', claimed_by = $1, lease_until = $2, claims = claims + 1
-           WHERE id IN (${placeholders(ids.length, 3)}) RETURNING ${JOB_COLUMNS}`,
+           WHERE id IN (${placeholders(ids.size, 3)}) RETURNING ${JOB_COLUMNS}`,
           [agentId, leaseUntil, ...ids],
         )
         return rows

@@ -318,7 +318,7 @@ describe('agent remote mode against a real hub', () => {
         checkTypes: ['URL'],
         runtimes: [],
       },
-      maxInFlight: 1,
+      slots: { light: 1, heavy: 1 },
       backoff: FAST_BACKOFF,
     })
     const iterate = async (): Promise<void> => {
@@ -352,7 +352,7 @@ describe('agent remote mode against a real hub', () => {
         checkTypes: ['URL'],
         runtimes: [],
       },
-      maxInFlight: 1,
+      slots: { light: 1, heavy: 1 },
       waitSeconds: 1,
       backoff: FAST_BACKOFF,
     })
@@ -456,5 +456,49 @@ describe('agent remote mode against a real hub', () => {
       headers: { authorization: `Bearer ${s.key}` },
     })
     expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true)
+  })
+
+  it('claims no more jobs than the agent has slots for; the rest stay for other agents', async () => {
+    const s = await setup('loc-remote-8')
+    const client = createHubClient({ baseUrl: s.state.hub.url, apiKey: s.key })
+    const source = createRemoteSource({
+      client,
+      log: s.log,
+      agent: {
+        id: 'a8',
+        version: '7.0.1',
+        flavor: 'full',
+        location: 'loc-remote-8',
+        checkTypes: ['URL'],
+        runtimes: [],
+      },
+      slots: { light: 2, heavy: 1 },
+      waitSeconds: 1,
+      backoff: FAST_BACKOFF,
+    })
+    const checks = Array.from({ length: 5 }, (_, i) => check(`r8-${i}`, s.target))
+    await api(s.state.hub.url, s.key, '/v2/check-sessions/trigger', { checks, location: 'loc-remote-8' })
+    const stop = new AbortController()
+    const iterator = source.jobs(stop.signal)[Symbol.asyncIterator]()
+    const first = await iterator.next()
+    const second = await iterator.next()
+    const mine = [first.value?.check.logicalId, second.value?.check.logicalId]
+    expect(new Set(mine).size).toBe(2)
+    expect(source.held()).toHaveLength(2)
+    await api(s.state.hub.url, s.key, '/v1/agent/register', {
+      agentId: 'other',
+      flavor: 'full',
+      version: '7.0.1',
+      location: 'loc-remote-8',
+      checkTypes: ['URL'],
+    })
+    const rest = (
+      await api(s.state.hub.url, s.key, '/v1/agent/jobs/claim', { agentId: 'other', max: 10, waitSeconds: 0 })
+    ).body as { jobs: Array<{ check: { logicalId: string } }> }
+    const theirs = rest.jobs.map((j) => j.check.logicalId)
+    expect(theirs).toHaveLength(3)
+    expect([...mine, ...theirs].sort()).toEqual(['r8-0', 'r8-1', 'r8-2', 'r8-3', 'r8-4'])
+    stop.abort()
+    await client.close()
   })
 })
