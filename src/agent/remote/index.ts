@@ -24,7 +24,7 @@ export interface RemotePartsOptions {
   config: Readonly<AgentConfig>
   log: Logger
   info: AgentInfo
-  /** The agent must stop: the hub refused the key. */
+  /** The agent must stop: the hub refused the key (from the source or the sink, whichever saw it first). */
   onRejectedKey: (error: HubRejectedKeyError) => void
   /** What the agent's executors run (supportedTypes(executors, flavor)); default: all the flavor allows. */
   checkTypes?: readonly string[]
@@ -63,6 +63,7 @@ export async function createRemoteParts(options: RemotePartsOptions): Promise<Re
     slots: { light: config.uptimeConcurrency, heavy: config.jobConcurrency },
     waitSeconds: options.waitSeconds,
     backoff: options.backoff,
+    onRejectedKey: options.onRejectedKey,
   })
   const sink = await createSpoolSink({
     client,

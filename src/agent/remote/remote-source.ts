@@ -42,6 +42,8 @@ export interface RemoteSourceOptions {
   waitSeconds?: number
   backoff?: BackoffPolicy
   now?: () => number
+  /** Told before the iteration ends with a refused key, so the CLI can exit with that message. */
+  onRejectedKey?: (error: HubRejectedKeyError) => void
 }
 
 interface ClaimedJobWire {
@@ -235,7 +237,10 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
           }
         } catch (error) {
           if (signal.aborted) return
-          if (error instanceof HubRejectedKeyError) throw error
+          if (error instanceof HubRejectedKeyError) {
+            options.onRejectedKey?.(error)
+            throw error
+          }
           if (error instanceof HubRefusedError && error.status === 409) {
             registered = false
             continue

@@ -501,4 +501,38 @@ describe('agent remote mode against a real hub', () => {
     stop.abort()
     await client.close()
   })
+
+  it('a whole agent with a refused key stops, and the CLI is told why', async () => {
+    const s = await setup('loc-remote-9')
+    const config = { ...s.config, apiKey: 'op_revoked-or-wrong' }
+    const info = { id: 'a9', version: '7.0.1', flavor: 'full' as const }
+    const reasons: string[] = []
+    let agent: Agent | undefined
+    const parts = await createRemoteParts({
+      config,
+      log: s.log,
+      info,
+      checkTypes: ['URL'],
+      waitSeconds: 1,
+      backoff: FAST_BACKOFF,
+      onRejectedKey: (error) => {
+        reasons.push(error.message)
+        void agent?.stop()
+      },
+    })
+    agent = await startAgent({
+      config,
+      log: s.log,
+      scrubber: createScrubber([]),
+      source: parts.source,
+      executors,
+      info,
+      sink: parts.sink,
+    })
+    await agent.stopped
+    await parts.close(100)
+    expect(reasons.length).toBeGreaterThanOrEqual(1)
+    expect(reasons[0]).toMatch(/rejected the API key \(401/)
+    expect(s.lines().join('\n')).not.toContain('op_revoked-or-wrong')
+  })
 })
