@@ -41,6 +41,9 @@ const TABLES = [
     claimed_by TEXT, lease_until BIGINT, claims INTEGER NOT NULL DEFAULT 0, finished_at BIGINT)`,
   `CREATE INDEX IF NOT EXISTS jobs_claimable ON jobs (account_id, location, state, available_at)`,
   `CREATE INDEX IF NOT EXISTS jobs_by_session ON jobs (session_id)`,
+  `CREATE INDEX IF NOT EXISTS jobs_waiting ON jobs (state, available_at)`,
+  `CREATE INDEX IF NOT EXISTS jobs_leased ON jobs (state, lease_until)`,
+  `CREATE INDEX IF NOT EXISTS jobs_finished ON jobs (finished_at)`,
   `CREATE TABLE IF NOT EXISTS results (
     account_id TEXT NOT NULL, id TEXT NOT NULL, check_id TEXT NOT NULL, check_type TEXT NOT NULL,
     status TEXT NOT NULL, started_at BIGINT NOT NULL, session_id TEXT, agent_id TEXT, body TEXT NOT NULL,

@@ -84,6 +84,8 @@ interface JobRow {
   lease_until: number | null
 }
 
+const FINISHED_JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
+
 const JOB_COLUMNS =
   'id, account_id, check_id, check_type, location, definition, session_id, test_session, due_at, claims, lease_until'
 
@@ -349,6 +351,11 @@ export function createJobsStore(db: Db, now: () => number, timings: JobTimings) 
           await insertResult(tx, job.account_id, expiredResult(job, at, timings.expireAfterMs), null, at)
           if (job.session_id) await settleSession(tx, job.session_id, at)
         }
+        // Finished jobs are kept a week (their results stay): enough to investigate, bounded in size.
+        await tx.query(
+          `DELETE FROM jobs WHERE finished_at < $1 AND state IN ('done', 'expired', 'cancelled')`,
+          [at - FINISHED_JOB_RETENTION_MS],
+        )
         return rows.length
       })
     },
