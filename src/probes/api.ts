@@ -12,7 +12,7 @@ import type { LogLine } from '../model/result.ts'
 import { checkSecretValues } from '../runner/child-env.ts'
 import { scrubsAuthorization } from '../runner/runtimes.ts'
 import { scrubDeep } from '../runner/scrub-deep.ts'
-import { authorizationSecrets } from '../secrets/named-secrets.ts'
+import { authorizationSecrets, secretsFromEnv } from '../secrets/named-secrets.ts'
 import { createScrubber } from '../secrets/scrubber.ts'
 import { requestFailure } from './api/request-failure.ts'
 import { type ApiResponseView, apiSourceResolver } from './api/resolve-source.ts'
@@ -24,7 +24,13 @@ import {
   toScriptRequest,
   toScriptResponse,
 } from './api/script-state.ts'
-import { requestVariables, substituteRequest, UnknownVariableError } from './api/variables.ts'
+import {
+  fillVariables,
+  requestVariables,
+  type UnknownVariable,
+  UnknownVariableError,
+  withScriptVariables,
+} from './api/variables.ts'
 import { decideApiStatus } from './api/verdict.ts'
 import { toWireRequest, type WireRequest } from './api/wire-request.ts'
 import { evaluateAssertions } from './assertions.ts'
@@ -72,6 +78,7 @@ export function createApiProbe(deps: ApiProbeDependencies): Probe<ApiCheck> {
   return async (check, ctx) => {
     const secrets = new Set<string>([
       ...(deps.secretValues ?? []),
+      ...secretsFromEnv(deps.env).map((s) => s.value),
       ...checkSecretValues(check.environmentVariables),
     ])
     const outcome = await runApiCheck(check, ctx, deps, secrets).catch(
@@ -93,23 +100,13 @@ async function runApiCheck(
   deps: ApiProbeDependencies,
   secrets: Set<string>,
 ): Promise<ProbeOutcome> {
-  let request: ApiRequest
-  try {
-    const substituted = substituteRequest(
-      check.request,
-      requestVariables(check.environmentVariables, deps.env),
-    )
-    for (const value of substituted.secretValues) secrets.add(value)
-    request = substituted.request
-  } catch (err) {
-    if (!(err instanceof UnknownVariableError)) throw err
-    return {
-      status: 'failed',
-      error: { code: err.code, message: err.message },
-      assertions: [],
-      details: { unknownVariables: err.unknown },
-    }
-  }
+  let variables = requestVariables(check.environmentVariables, deps.env)
+  // Filled before the setup script, so it sees (and can sign) the real values; filled again after
+  // it, with the variables it set. Without a setup script an unknown name fails at once.
+  const first = fillVariables(check.request, variables)
+  for (const value of first.secretValues) secrets.add(value)
+  let request: ApiRequest = first.request
+  if (first.unknown.length > 0 && !check.setupScript) return unknownVariables(first.unknown)
   const logs: LogLine[] = []
   const scripts: Record<string, unknown> = {}
   const runScript = async (kind: ScriptKind, state: { request: unknown; response?: unknown }) => {
@@ -149,15 +146,37 @@ async function runApiCheck(
 
   const setup = await runScript('setup', { request: toScriptRequest(request) })
   if (setup && !setup.ok) return failedScript(setup)
+  if (setup) {
+    try {
+      request = fromScriptRequest(setup.state?.request, request)
+    } catch (err) {
+      if (!(err instanceof ScriptStateError)) throw err
+      return {
+        status: 'failed',
+        error: { code: 'SETUP_SCRIPT_FAILED', message: `setup script: ${err.message}` },
+        assertions: [],
+        logs,
+        details: { scripts },
+      }
+    }
+    variables = withScriptVariables(variables, setup.state?.env ?? {})
+    const second = fillVariables(request, variables)
+    for (const value of second.secretValues) secrets.add(value)
+    if (second.unknown.length > 0) return { ...unknownVariables(second.unknown), logs }
+    request = second.request
+  }
   let wire: WireRequest
   try {
-    if (setup) request = fromScriptRequest(setup.state?.request, request)
     wire = toWireRequest(request)
   } catch (err) {
-    const code = err instanceof ScriptStateError ? 'SETUP_SCRIPT_FAILED' : 'INVALID_REQUEST'
-    if (!(err instanceof ScriptStateError || err instanceof RequestInputError)) throw err
-    const message = err instanceof ScriptStateError ? `setup script: ${err.message}` : err.message
-    return { status: 'failed', error: { code, message }, assertions: [], logs, details: { scripts } }
+    if (!(err instanceof RequestInputError)) throw err
+    return {
+      status: 'failed',
+      error: { code: 'INVALID_REQUEST', message: err.message },
+      assertions: [],
+      logs,
+      details: { scripts },
+    }
   }
   if (scrubsAuthorization(check.runtimeId)) {
     for (const h of wire.headers) {
@@ -284,6 +303,16 @@ async function runApiCheck(
   if (logs.length > 0) outcome.logs = logs
   if (decision.error) outcome.error = decision.error
   return outcome
+}
+
+function unknownVariables(unknown: UnknownVariable[]): ProbeOutcome {
+  const error = new UnknownVariableError(unknown)
+  return {
+    status: 'failed',
+    error: { code: error.code, message: error.message },
+    assertions: [],
+    details: { unknownVariables: unknown },
+  }
 }
 
 function collectScript(

@@ -94,6 +94,42 @@ describe('API probe: setup and teardown scripts', () => {
     expect(echo).toMatchObject({ method: 'PUT', url: '/echo?year=2030', headers: { 'x-tenant': 'acme' } })
   })
 
+  it('variables a setup script sets fill {{NAME}} in the request; still-unknown names send nothing', async () => {
+    const outcome = await apiProbe()(
+      apiCheck(
+        {
+          url: `${server.origin}/echo`,
+          method: 'POST',
+          bodyType: 'JSON',
+          body: '{"order":"{{ORDER_ID}}","tenant":"{{TENANT}}"}',
+        },
+        {
+          environmentVariables: [{ key: 'TENANT', value: 'acme' }],
+          setupScript: { content: "console.log(request.body)\nprocess.env.ORDER_ID = 'ord-' + (40 + 2)\n" },
+        },
+      ),
+      ctx(),
+    )
+    expect(outcome.error).toBeUndefined()
+    const response = outcome.details?.response as { body: string } | undefined
+    expect((JSON.parse(response?.body ?? 'null') as Echo).body).toBe('{"order":"ord-42","tenant":"acme"}')
+    // The script saw the known variables filled and the unknown one as written.
+    expect(outcome.logs?.map((l) => l.message)).toEqual(['[setup] {"order":"{{ORDER_ID}}","tenant":"acme"}'])
+
+    const before = server.requests.length
+    const missing = await apiProbe()(
+      apiCheck(
+        { url: `${server.origin}/echo`, body: '{{NEVER_SET}}' },
+        { setupScript: { content: "console.log('ran')\n" } },
+      ),
+      ctx(),
+    )
+    expect(server.requests.length).toBe(before)
+    expect(missing.error?.code).toBe('UNKNOWN_VARIABLE')
+    expect(missing.error?.message).toMatch(/^unknown variable \{\{NEVER_SET\}\} in request\.body: /)
+    expect(missing.logs?.map((l) => l.message)).toEqual(['[setup] ran'])
+  })
+
   it('a teardown script reshapes the response before assertions', async () => {
     const outcome = await apiProbe()(
       apiCheck(

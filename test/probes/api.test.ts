@@ -413,8 +413,9 @@ describe('API probe: variables', () => {
     expect(outcome.status).toBe('failed')
     expect(outcome.error?.code).toBe('UNKNOWN_VARIABLE')
     expect(outcome.error?.message).toBe(
-      "unknown variables {{TOKEN}} in request.headers[0].value, {{PAYLOAD}} in request.body: define them in the check's " +
-        "environmentVariables (or as SERVICE_SECRET_* in the agent's environment); nothing was sent",
+      'unknown variables {{TOKEN}} in request.headers[0].value, {{PAYLOAD}} in request.body: define them in ' +
+        "the check's environmentVariables, as SERVICE_SECRET_* in the agent's environment, or in a setup script " +
+        '(process.env.NAME = ...); nothing was sent',
     )
     expect(outcome.details?.unknownVariables).toEqual([
       { name: 'TOKEN', where: 'request.headers[0].value' },

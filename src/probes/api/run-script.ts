@@ -41,8 +41,8 @@ export interface ScriptRun {
 
 export interface ScriptOutcome {
   ok: boolean
-  /** What the script left in `request` / `response` (when ok). */
-  state?: { request?: unknown; response?: unknown }
+  /** What the script left in `request` / `response` (when ok), and the variables it set. */
+  state?: { request?: unknown; response?: unknown; env: Record<string, string> }
   error?: { code: string; message: string }
   /** console output, then any other output, unscrubbed: the caller scrubs the whole outcome. */
   logs: LogLine[]
@@ -142,7 +142,7 @@ export async function runApiScript(run: ScriptRun): Promise<ScriptOutcome> {
   }
   return {
     ok: true,
-    state: { request: out.request, response: out.response },
+    state: { request: out.request, response: out.response, env: stringRecord(out.env) },
     logs,
     discoveredSecrets: secrets,
     durationMs: elapsed(),
@@ -176,7 +176,15 @@ async function isDirectory(path: string): Promise<boolean> {
 interface HostOut {
   request?: unknown
   response?: unknown
+  env?: unknown
   error?: string
+}
+
+function stringRecord(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {}
+  if (typeof value !== 'object' || value === null) return out
+  for (const [key, v] of Object.entries(value)) if (typeof v === 'string') out[key] = v
+  return out
 }
 
 function parseOut(text: string): HostOut | undefined {

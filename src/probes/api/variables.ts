@@ -25,9 +25,11 @@ export class UnknownVariableError extends Error {
   readonly unknown: readonly UnknownVariable[]
   constructor(unknown: readonly UnknownVariable[]) {
     const listed = unknown.map((u) => `{{${u.name}}} in ${u.where}`).join(', ')
+    const them = unknown.length > 1 ? 'them' : 'it'
     super(
-      `unknown variable${unknown.length > 1 ? 's' : ''} ${listed}: define ${unknown.length > 1 ? 'them' : 'it'} ` +
-        `in the check's environmentVariables (or as SERVICE_SECRET_* in the agent's environment); nothing was sent`,
+      `unknown variable${unknown.length > 1 ? 's' : ''} ${listed}: define ${them} in the check's ` +
+        "environmentVariables, as SERVICE_SECRET_* in the agent's environment, or in a setup script " +
+        '(process.env.NAME = ...); nothing was sent',
     )
     this.unknown = unknown
   }
@@ -56,14 +58,33 @@ export function requestVariables(
   return { values, secretNames }
 }
 
-export interface SubstitutedRequest {
+/**
+ * Variables a setup script set (process.env.X = ...), usable as `{{X}}` in the request afterwards,
+ * as Checkly allows. A SERVICE_SECRET_* name set by a script is a secret like any other.
+ */
+export function withScriptVariables(
+  variables: RequestVariables,
+  assigned: Readonly<Record<string, string>>,
+): RequestVariables {
+  const values = new Map(variables.values)
+  const secretNames = new Set(variables.secretNames)
+  for (const [name, value] of Object.entries(assigned)) {
+    values.set(name, value)
+    if (name.startsWith(SERVICE_SECRET_PREFIX)) secretNames.add(name)
+  }
+  return { values, secretNames }
+}
+
+export interface FilledRequest {
   request: ApiRequest
   /** Values of secret variables that were put into the request: the result is scrubbed of them. */
   secretValues: string[]
+  /** Placeholders with no value, left as written. */
+  unknown: UnknownVariable[]
 }
 
-/** Throws UnknownVariableError naming every unknown placeholder and its field. */
-export function substituteRequest(request: ApiRequest, variables: RequestVariables): SubstitutedRequest {
+/** Fills every known placeholder; unknown ones stay as written and are listed with their field. */
+export function fillVariables(request: ApiRequest, variables: RequestVariables): FilledRequest {
   const unknown: UnknownVariable[] = []
   const secretValues = new Set<string>()
   const fill = (text: string, where: string): string =>
@@ -94,6 +115,5 @@ export function substituteRequest(request: ApiRequest, variables: RequestVariabl
       password: fill(request.basicAuth.password, 'request.basicAuth.password'),
     }
   }
-  if (unknown.length > 0) throw new UnknownVariableError(unknown)
-  return { request: filled, secretValues: [...secretValues] }
+  return { request: filled, secretValues: [...secretValues], unknown }
 }

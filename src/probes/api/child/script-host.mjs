@@ -11,6 +11,7 @@ const [stateFile, scriptFile, outFile, consoleFile] = process.argv.slice(2)
 const MAX_CONSOLE_BYTES = 256 * 1024
 
 const state = JSON.parse(readFileSync(stateFile, 'utf8'))
+const initialEnv = { ...process.env }
 globalThis.request = state.request
 if (state.response !== undefined) globalThis.response = state.response
 // A script written as an ES module has no `require`; Checkly's scripts use it for axios and friends.
@@ -52,6 +53,11 @@ try {
 } catch (err) {
   fail(err)
 }
+// Variables the script set or changed may be used as {{NAME}} in the request (as in Checkly).
+const env = {}
+for (const [key, value] of Object.entries(process.env)) {
+  if (value !== undefined && initialEnv[key] !== value) env[key] = value
+}
 // A script may leave timers or sockets open; its work is done when its module has finished.
-writeFileSync(outFile, JSON.stringify({ request: globalThis.request, response: globalThis.response }))
+writeFileSync(outFile, JSON.stringify({ request: globalThis.request, response: globalThis.response, env }))
 process.exit(0)
