@@ -2,6 +2,7 @@
 // validates and serialises with.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import { HttpError } from './errors.ts'
 
 export interface RouteSchema {
   summary?: string
@@ -28,16 +29,46 @@ export interface RouteTable {
   specs(): readonly RouteSpec[]
 }
 
+/** Query parameters declared as integers: their raw text must be plain decimal digits. */
+function integerQueryFields(schema: RouteSchema): Array<{ name: string; rule: string }> {
+  const properties = (
+    schema.querystring as {
+      properties?: Record<string, { type?: unknown; minimum?: number; maximum?: number }>
+    }
+  )?.properties
+  return Object.entries(properties ?? {})
+    .filter(([, p]) => p.type === 'integer')
+    .map(([name, p]) => ({ name, rule: `a whole number from ${p.minimum} to ${p.maximum}` }))
+}
+
 export function createRouteTable(): RouteTable {
   const specs: RouteSpec[] = []
   return {
     add(app, spec) {
       specs.push(spec)
+      const integers = integerQueryFields(spec.schema)
       app.route({
         method: spec.method,
         url: spec.url,
         schema: spec.schema,
         config: { auth: spec.auth !== false },
+        // The validator would coerce "0x10", " 5" or "1e1" to numbers; the API takes digits only.
+        ...(integers.length > 0
+          ? {
+              preValidation: async (request: FastifyRequest) => {
+                const query = request.query as Record<string, unknown>
+                for (const { name, rule } of integers) {
+                  const raw = query[name]
+                  if (raw !== undefined && (typeof raw !== 'string' || !/^\d{1,9}$/.test(raw))) {
+                    throw new HttpError(
+                      400,
+                      `querystring/${name} must be ${rule} (got ${JSON.stringify(raw)})`,
+                    )
+                  }
+                }
+              },
+            }
+          : {}),
         handler: spec.handler,
       })
     },
