@@ -4,11 +4,9 @@
 // The request is made like a URL monitor's (fresh connection, phases timed, body capped, network
 // diagnostics on connection failures); everything the result holds is scrubbed of secrets.
 
-import { mkdir, rm } from 'node:fs/promises'
-import { join } from 'node:path'
 import type { ApiCheck, ApiRequest } from '../model/checks.ts'
 import type { Probe, ProbeContext, ProbeOutcome } from '../model/probe.ts'
-import type { LogLine } from '../model/result.ts'
+import type { ResultError } from '../model/result.ts'
 import { checkSecretValues } from '../runner/child-env.ts'
 import { scrubsAuthorization } from '../runner/runtimes.ts'
 import { scrubDeep } from '../runner/scrub-deep.ts'
@@ -16,7 +14,9 @@ import { authorizationSecrets, secretsFromEnv } from '../secrets/named-secrets.t
 import { createScrubber } from '../secrets/scrubber.ts'
 import { requestFailure } from './api/request-failure.ts'
 import { type ApiResponseView, apiSourceResolver } from './api/resolve-source.ts'
-import { runApiScript, type ScriptKind, type ScriptOutcome } from './api/run-script.ts'
+import { keepBodiesBounded, responseDetails } from './api/response-details.ts'
+import type { ScriptOutcome } from './api/run-script.ts'
+import { createScriptPhases } from './api/script-phases.ts'
 import {
   fromScriptRequest,
   fromScriptResponse,
@@ -90,7 +90,7 @@ export function createApiProbe(deps: ApiProbeDependencies): Probe<ApiCheck> {
     )
     const scrubbed = scrubDeep(outcome, createScrubber(secrets))
     // Scrubbed first, cut after: a cut never leaves half a secret behind.
-    return keepBodyBounded(scrubbed)
+    return keepBodiesBounded(scrubbed, API_LIMITS.keptBodyChars)
   }
 }
 
@@ -107,62 +107,39 @@ async function runApiCheck(
   for (const value of first.secretValues) secrets.add(value)
   let request: ApiRequest = first.request
   if (first.unknown.length > 0 && !check.setupScript) return unknownVariables(first.unknown)
-  const logs: LogLine[] = []
-  const scripts: Record<string, unknown> = {}
-  const runScript = async (kind: ScriptKind, state: { request: unknown; response?: unknown }) => {
-    const code = kind === 'setup' ? check.setupScript : check.tearDownScript
-    if (!code) return undefined
-    const workDir = join(ctx.runDir, `${kind}-script`)
-    await mkdir(workDir, { recursive: true })
-    try {
-      const outcome = await runApiScript({
-        kind,
-        code,
-        runtimeId: check.runtimeId,
-        runtimesDir: deps.runtimesDir,
-        workDir,
-        state,
-        agentEnv: deps.env,
-        checkEnv: check.environmentVariables,
-        testSession: ctx.testSession,
-        timeoutMs: deps.scriptTimeoutMs ?? API_LIMITS.scriptTimeoutMs,
-        graceMs: deps.scriptGraceMs ?? API_LIMITS.scriptGraceMs,
-        signal: ctx.signal,
-      })
-      collectScript(kind, outcome, logs, scripts, secrets, deps)
-      return outcome
-    } finally {
-      // Holds the unscrubbed state and output of the script: never outlives the run.
-      await rm(workDir, { recursive: true, force: true })
-    }
-  }
-  const failedScript = (outcome: ScriptOutcome, extra: Record<string, unknown> = {}): ProbeOutcome => ({
+  const scripts = createScriptPhases({
+    check,
+    ctx,
+    runtimesDir: deps.runtimesDir,
+    agentEnv: deps.env,
+    timeoutMs: deps.scriptTimeoutMs ?? API_LIMITS.scriptTimeoutMs,
+    graceMs: deps.scriptGraceMs ?? API_LIMITS.scriptGraceMs,
+    secrets,
+    onSecrets: deps.onSecrets,
+  })
+  const hasScripts = check.setupScript !== undefined || check.tearDownScript !== undefined
+  const failed = (error: ResultError, extra: Partial<ProbeOutcome> = {}): ProbeOutcome => ({
     status: 'failed',
-    error: outcome.error ?? { code: 'SCRIPT_FAILED', message: 'script failed' },
+    error,
     assertions: [],
-    logs,
-    details: { ...extra, scripts },
+    ...extra,
+    ...(scripts.logs.length > 0 ? { logs: scripts.logs } : {}),
+    details: { ...extra.details, ...(hasScripts ? { scripts: scripts.summary } : {}) },
   })
 
-  const setup = await runScript('setup', { request: toScriptRequest(request) })
-  if (setup && !setup.ok) return failedScript(setup)
+  const setup = await scripts.run('setup', { request: toScriptRequest(request) })
   if (setup) {
+    if (!setup.ok) return failed(scriptError(setup))
     try {
       request = fromScriptRequest(setup.state?.request, request)
     } catch (err) {
       if (!(err instanceof ScriptStateError)) throw err
-      return {
-        status: 'failed',
-        error: { code: 'SETUP_SCRIPT_FAILED', message: `setup script: ${err.message}` },
-        assertions: [],
-        logs,
-        details: { scripts },
-      }
+      return failed({ code: 'SETUP_SCRIPT_FAILED', message: `setup script: ${err.message}` })
     }
     variables = withScriptVariables(variables, setup.state?.env ?? {})
     const second = fillVariables(request, variables)
     for (const value of second.secretValues) secrets.add(value)
-    if (second.unknown.length > 0) return { ...unknownVariables(second.unknown), logs }
+    if (second.unknown.length > 0) return { ...unknownVariables(second.unknown), logs: scripts.logs }
     request = second.request
   }
   let wire: WireRequest
@@ -170,19 +147,12 @@ async function runApiCheck(
     wire = toWireRequest(request)
   } catch (err) {
     if (!(err instanceof RequestInputError)) throw err
-    return {
-      status: 'failed',
-      error: { code: 'INVALID_REQUEST', message: err.message },
-      assertions: [],
-      logs,
-      details: { scripts },
-    }
+    return failed({ code: 'INVALID_REQUEST', message: err.message })
   }
   if (scrubsAuthorization(check.runtimeId)) {
     for (const h of wire.headers) {
-      if (h.key.toLowerCase() === 'authorization') {
-        for (const s of authorizationSecrets(h.value)) secrets.add(s.value)
-      }
+      if (h.key.toLowerCase() !== 'authorization') continue
+      for (const secret of authorizationSecrets(h.value)) secrets.add(secret.value)
     }
   }
 
@@ -221,60 +191,36 @@ async function runApiCheck(
       deadline,
       progress,
     )
-    return { ...failure, logs, details: { ...failure.details, method: wire.method, scripts } }
+    return failed(failure.error ?? { code: 'NETWORK_ERROR', message: 'request failed' }, {
+      ...failure,
+      details: { ...failure.details, method: wire.method },
+    })
   } finally {
     deadline.dispose()
   }
   const responseTimeMs = roundMs(deadline.elapsed())
+  const timings = roundTimings(result.timings)
   const received: ApiResponseView = {
     statusCode: result.statusCode,
     statusText: result.statusMessage,
     headers: result.headers,
     body: result.body.toString('utf8'),
   }
-  const details: Record<string, unknown> = {
-    url: result.url,
-    method: wire.method,
-    statusCode: result.statusCode,
-    remoteAddress: result.remoteAddress,
-    ipFamily: result.remoteFamily === 6 ? 'IPv6' : 'IPv4',
-    response: {
-      statusCode: received.statusCode,
-      statusText: received.statusText,
-      headers: received.headers,
-      body: received.body,
-      bodyBytes: result.body.length,
-      bodyTruncated: result.bodyTruncated,
-    },
-    scripts,
-  }
-  if (result.redirects.length > 0) details.redirects = result.redirects
-  if (result.certificate) details.tls = result.certificate
-  if (result.notes.length > 0) details.notes = result.notes
-  const timings = roundTimings(result.timings)
+  const details = responseDetails(result, wire.method, received.body)
 
   let response = received
-  const teardown = await runScript('teardown', {
+  const teardown = await scripts.run('teardown', {
     request: toScriptRequest(request),
     response: toScriptResponse(received, responseTimeMs),
   })
-  if (teardown && !teardown.ok) {
-    return { ...failedScript(teardown, details), responseTimeMs, timings }
-  }
   if (teardown) {
+    if (!teardown.ok) return failed(scriptError(teardown), { responseTimeMs, timings, details })
     try {
       response = fromScriptResponse(teardown.state?.response)
     } catch (err) {
       if (!(err instanceof ScriptStateError)) throw err
-      return {
-        status: 'failed',
-        error: { code: 'TEARDOWN_SCRIPT_FAILED', message: `teardown script: ${err.message}` },
-        assertions: [],
-        responseTimeMs,
-        timings,
-        logs,
-        details,
-      }
+      const error = { code: 'TEARDOWN_SCRIPT_FAILED', message: `teardown script: ${err.message}` }
+      return failed(error, { responseTimeMs, timings, details })
     }
     details.assertedResponse = {
       statusCode: response.statusCode,
@@ -293,6 +239,7 @@ async function runApiCheck(
     shouldFail: check.shouldFail,
   })
   if (check.shouldFail) details.shouldFail = true
+  if (hasScripts) details.scripts = scripts.summary
   const outcome: ProbeOutcome = {
     status: decision.status,
     responseTimeMs,
@@ -300,9 +247,13 @@ async function runApiCheck(
     timings,
     details,
   }
-  if (logs.length > 0) outcome.logs = logs
+  if (scripts.logs.length > 0) outcome.logs = scripts.logs
   if (decision.error) outcome.error = decision.error
   return outcome
+}
+
+function scriptError(outcome: ScriptOutcome): ResultError {
+  return outcome.error ?? { code: 'SCRIPT_FAILED', message: 'script failed' }
 }
 
 function unknownVariables(unknown: UnknownVariable[]): ProbeOutcome {
@@ -313,38 +264,4 @@ function unknownVariables(unknown: UnknownVariable[]): ProbeOutcome {
     assertions: [],
     details: { unknownVariables: unknown },
   }
-}
-
-function collectScript(
-  kind: ScriptKind,
-  outcome: ScriptOutcome,
-  logs: LogLine[],
-  scripts: Record<string, unknown>,
-  secrets: Set<string>,
-  deps: ApiProbeDependencies,
-): void {
-  for (const line of outcome.logs) logs.push({ ...line, message: `[${kind}] ${line.message}` })
-  scripts[kind] = {
-    ok: outcome.ok,
-    durationMs: outcome.durationMs,
-    ...(outcome.error ? { error: outcome.error.code } : {}),
-  }
-  if (outcome.discoveredSecrets.length > 0) {
-    for (const value of outcome.discoveredSecrets) secrets.add(value)
-    deps.onSecrets?.(outcome.discoveredSecrets)
-  }
-}
-
-/** The response body shown in the result is bounded; assertions already saw it whole. */
-function keepBodyBounded(outcome: ProbeOutcome): ProbeOutcome {
-  const details = outcome.details
-  if (!details) return outcome
-  for (const key of ['response', 'assertedResponse']) {
-    const shown = details[key] as { body?: unknown; bodyShownChars?: number } | undefined
-    if (shown && typeof shown.body === 'string' && shown.body.length > API_LIMITS.keptBodyChars) {
-      shown.body = `${shown.body.slice(0, API_LIMITS.keptBodyChars)}…`
-      shown.bodyShownChars = API_LIMITS.keptBodyChars
-    }
-  }
-  return outcome
 }
