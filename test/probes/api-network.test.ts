@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createNetworkDiagnostics } from '../../src/probes/diagnostics/network-diagnostics.ts'
 import { apiCheck, apiProbe, tempRunDir } from './api-fixtures.ts'
-import { probeContext, startHttpServer } from './url-fixtures.ts'
+import { makeSelfSignedCert, probeContext, startHttpServer, startHttpsServer } from './url-fixtures.ts'
 
 /** Capturing and TCP traceroute need root (CI runs as root); without it that test cannot run. */
 const isRoot = process.getuid?.() === 0
@@ -72,6 +72,35 @@ describe('API probe: network failures', () => {
       expect(outcome.error?.message).toContain('(maxResponseTime 300 ms)')
     } finally {
       await silent.close()
+    }
+  })
+
+  it('HTTPS: a self-signed certificate is TLS_ERROR unless skipSSL; redirects are followed and timed', async () => {
+    const secure = await startHttpsServer((req, res) => {
+      if (req.url === '/old') {
+        res.writeHead(301, { location: '/new' })
+        res.end()
+        return
+      }
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end('{"ok":true}')
+    }, makeSelfSignedCert(30))
+    try {
+      const refused = await apiProbe()(apiCheck({ url: `${secure.origin}/old` }), probeContext(run.dir))
+      expect(refused.error?.code).toBe('TLS_ERROR')
+      const outcome = await apiProbe()(
+        apiCheck({ url: `${secure.origin}/old`, skipSSL: true }),
+        probeContext(run.dir),
+      )
+      expect(outcome.status).toBe('passed')
+      expect(outcome.details).toMatchObject({
+        url: `${secure.origin}/new`,
+        redirects: [{ url: `${secure.origin}/old`, statusCode: 301, location: '/new' }],
+        tls: expect.objectContaining({ subject: expect.anything() }),
+      })
+      expect(outcome.timings?.tls).toBeGreaterThan(0)
+    } finally {
+      await secure.close()
     }
   })
 })
