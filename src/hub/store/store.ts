@@ -10,9 +10,16 @@ import { type AccountsStore, createAccountsStore } from './accounts.ts'
 import { type ChecksStore, createChecksStore } from './checks.ts'
 import { createIncidentsStore, type IncidentsStore } from './incidents.ts'
 import { createJobsStore, type JobsStore, type JobTimings } from './jobs.ts'
+import { createResultsStore, type ResultsStore } from './results.ts'
 import { createWebhooksStore, type WebhooksStore } from './webhooks.ts'
 
-export interface HubStore extends AccountsStore, IncidentsStore, JobsStore, ChecksStore, WebhooksStore {
+export interface HubStore
+  extends AccountsStore,
+    IncidentsStore,
+    JobsStore,
+    ResultsStore,
+    ChecksStore,
+    WebhooksStore {
   readonly dialect: Dialect
   close(): Promise<void>
 }
@@ -40,12 +47,14 @@ export async function openStore(options: StoreOptions): Promise<HubStore> {
   const incidents = createIncidentsStore(db, now)
   const jobs = createJobsStore(db, now, options.timings)
   const checks = createChecksStore(db, now)
+  const results = createResultsStore(db, now)
   const webhooks = createWebhooksStore(db, now)
   return {
     dialect: db.dialect,
     ...accounts,
     ...incidents,
     ...jobs,
+    ...results,
     ...checks,
     ...webhooks,
     close: () => db.close(),
