@@ -7,7 +7,10 @@ import type { AgentConfig } from '../config/agent-config.ts'
 import { startHeartbeatService } from '../heartbeat/service.ts'
 import type { CheckDefinition, HeartbeatCheck } from '../model/checks.ts'
 import type { Probe } from '../model/probe.ts'
-import { createNetworkDiagnostics } from '../probes/diagnostics/network-diagnostics.ts'
+import {
+  createNetworkDiagnostics,
+  type NetworkDiagnostics,
+} from '../probes/diagnostics/network-diagnostics.ts'
 import { createDnsProbe } from '../probes/dns.ts'
 import { createIcmpProbe } from '../probes/icmp.ts'
 import { detectIcmpCapability } from '../probes/icmp-capability.ts'
@@ -63,7 +66,7 @@ export async function createDefaultExecutors(deps: DefaultExecutorDeps): Promise
     ICMP: executor(createIcmpProbe()),
     HEARTBEAT: executor(heartbeats.probe),
   }
-  const playwright = config.flavor === 'full' ? await createPlaywrightExecutors(deps) : undefined
+  const playwright = config.flavor === 'full' ? await createPlaywrightExecutors(deps, diagnostics) : undefined
   return {
     table: { ...table, ...playwright?.table },
     async close() {
@@ -73,21 +76,28 @@ export async function createDefaultExecutors(deps: DefaultExecutorDeps): Promise
   }
 }
 
-/** Loaded only by the full flavor: the uptime image has neither the runner's dependencies nor Chromium. */
-async function createPlaywrightExecutors(deps: DefaultExecutorDeps): Promise<AgentExecutors> {
+/**
+ * Loaded only by the full flavor: the uptime image has neither the runtimes nor Chromium, and runs
+ * no API checks (their scripts need a runtime).
+ */
+async function createPlaywrightExecutors(
+  deps: DefaultExecutorDeps,
+  diagnostics: NetworkDiagnostics,
+): Promise<AgentExecutors> {
   const { createPlaywrightRunner } = await import('../runner/index.ts')
+  // API checks run their setup and teardown scripts on a runtime too, so they come with the runner.
+  const { createApiProbe } = await import('../probes/api.ts')
+  const runtimesDir = path.resolve(import.meta.dirname, '../../runtimes')
+  const onSecrets = (values: string[]): void =>
+    deps.log.debug({ count: values.length }, 'a run assigned secrets; its result was scrubbed of them')
   const runner = createPlaywrightRunner({
-    runtimesDir: path.resolve(import.meta.dirname, '../../runtimes'),
+    runtimesDir,
     dataDir: deps.config.dataDir,
     secrets: { values: [...deps.secretValues] },
     log: deps.log,
     chromiumPath: deps.config.chromiumPath,
     env: { ...deps.env },
-    onSecrets: (values) =>
-      deps.log.debug(
-        { count: values.length },
-        'a run assigned secrets; its result and trace were scrubbed of them',
-      ),
+    onSecrets,
   })
   await runner.verifyRuntimes()
   return {
@@ -95,6 +105,15 @@ async function createPlaywrightExecutors(deps: DefaultExecutorDeps): Promise<Age
       MULTI_STEP: executor(runner.multistep),
       BROWSER: executor(runner.browser),
       PLAYWRIGHT: executor(runner.suite),
+      API: executor(
+        createApiProbe({
+          runtimesDir,
+          env: { ...deps.env },
+          secretValues: [...deps.secretValues],
+          diagnostics,
+          onSecrets,
+        }),
+      ),
     },
     close: () => runner.close(),
   }

@@ -52,7 +52,7 @@ export interface ApiCheckProps extends CheckProps {
   degradedResponseTime?: number
   /** ms; default 20000, at most 30000. */
   maxResponseTime?: number
-  /** true: the run passes when the request or an assertion fails (default false). */
+  /** true: an error status (400 and above) counts as passed, as in Checkly; assertions still decide (default false). */
   shouldFail?: boolean
   /** Runs before the request and may change it: {entrypoint: './setup.ts'} or {content}. */
   setupScript?: CheckCode
