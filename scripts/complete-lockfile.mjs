@@ -48,14 +48,27 @@ if (checkOnly) process.exit(1)
 for (const m of unique) {
   const entry = registryEntry(m) ?? stubEntry(m)
   packages[`node_modules/${m.name}`] = entry
-  console.log(`complete-lockfile: added ${m.name}@${entry.version}${entry.integrity ? '' : ' (not on this registry: os/cpu from its name)'}`)
+  console.log(
+    `complete-lockfile: added ${m.name}@${entry.version}${entry.integrity ? '' : ' (not on this registry: os/cpu from its name)'}`,
+  )
 }
 
 /** The entry as npm would write it, when the registry has the package. */
 function registryEntry(m) {
   let view
   try {
-    const args = ['view', `${m.name}@${m.range}`, '--json', 'version', 'dist', 'os', 'cpu', 'libc', 'license', 'engines']
+    const args = [
+      'view',
+      `${m.name}@${m.range}`,
+      '--json',
+      'version',
+      'dist',
+      'os',
+      'cpu',
+      'libc',
+      'license',
+      'engines',
+    ]
     view = JSON.parse(execFileSync('npm', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))
   } catch {
     return undefined
@@ -69,11 +82,21 @@ function registryEntry(m) {
  * package's name are what `npm ci` needs to accept the lockfile and skip the package elsewhere.
  */
 function stubEntry(m) {
-  if (!/^\d+\.\d+\.\d+/.test(m.range)) throw new Error(`${m.name}@${m.range}: not on the registry and not pinned`)
-  const platform = /(android|darwin|linux|win32|freebsd|openbsd|netbsd|sunos|aix)-(arm64|arm|x64|ia32|ppc64|riscv64|s390x|loong64)(?:-(musl|gnu))?/.exec(m.name)
+  if (!/^\d+\.\d+\.\d+/.test(m.range))
+    throw new Error(`${m.name}@${m.range}: not on the registry and not pinned`)
+  const platform =
+    /(android|darwin|linux|win32|freebsd|openbsd|netbsd|sunos|aix)-(arm64|arm|x64|ia32|ppc64|riscv64|s390x|loong64)(?:-(musl|gnu))?/.exec(
+      m.name,
+    )
   if (!platform) throw new Error(`${m.name}: not on the registry, and its name names no platform`)
   const [, os, cpu, libc] = platform
-  return ordered({ version: m.range, os: [os], cpu: [cpu], libc: libc ? [libc === 'gnu' ? 'glibc' : libc] : undefined, dev: m.dev })
+  return ordered({
+    version: m.range,
+    os: [os],
+    cpu: [cpu],
+    libc: libc ? [libc === 'gnu' ? 'glibc' : libc] : undefined,
+    dev: m.dev,
+  })
 }
 
 function ordered(info) {

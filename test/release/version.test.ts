@@ -10,7 +10,10 @@ it('prints the newest release in CHANGELOG.md, which is package.json version', a
   const changelog = await readFile(path.join(root, 'CHANGELOG.md'), 'utf8')
   const newest = /^## \[(\d+\.\d+\.\d+)\]/m.exec(changelog)?.[1]
   const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')) as { version: string }
-  const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, 'bin/outpost.mjs'), 'version'])
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    path.join(root, 'bin/outpost.mjs'),
+    'version',
+  ])
   expect(newest).toBe(pkg.version)
   expect(stdout).toBe(`${pkg.version}\n`)
 })
