@@ -4,11 +4,12 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import pino from 'pino'
-import { type AgentConfig, loadAgentConfig } from '../config/agent-config.ts'
+import { type AgentConfig, loadAgentConfig, SERVICE_SECRET_PREFIX } from '../config/agent-config.ts'
 import { ConfigError } from '../config/config-error.ts'
 import { formatDiagnostic } from '../constructs/diagnostics.ts'
 import { ChecksDirectoryError, loadChecks } from '../loader/load-checks.ts'
 import type { CheckDefinition } from '../model/checks.ts'
+import { blankEnvironSecrets } from '../secrets/environ-blanking.ts'
 import { type SecretWarning, scrubbableValues, secretsFromEnv } from '../secrets/named-secrets.ts'
 import { createScrubber, type SecretScrubber } from '../secrets/scrubber.ts'
 import { createErrorReporter, type ErrorReporter } from '../telemetry/error-reporting.ts'
@@ -45,7 +46,9 @@ export async function setUpAgent(
     throw error
   }
   const warnings: SecretWarning[] = []
-  const secretValues = scrubbableValues(secretsFromEnv(io.env), (w) => warnings.push(w))
+  const secretValues = scrubbableValues(secretsFromEnv({ ...io.env, ...options.overrides }), (w) =>
+    warnings.push(w),
+  )
   const scrubber = createScrubber(secretValues)
   const level = io.env.LOG_LEVEL ? config.logLevel : (options.defaultLevel ?? config.logLevel)
   const log = createLogger({
@@ -55,6 +58,7 @@ export async function setUpAgent(
     ...(options.toStderr ? { destination: pino.destination({ fd: 2, sync: true }), pretty: false } : {}),
   })
   for (const warning of warnings) log.warn({ variable: warning.name }, warning.message)
+  if (io.env === process.env) hideSecretsFromProc(log)
   const errors = await createErrorReporter({
     externalObservability: config.externalObservability,
     dsn: config.sentryDsn,
@@ -63,6 +67,26 @@ export async function setUpAgent(
     log,
   })
   return { config, scrubber, secretValues, log, errors }
+}
+
+/**
+ * Check scripts run as the agent's user and could read /proc/<agent pid>/environ or `ps e`: the
+ * values of API_KEY and SERVICE_SECRET_* are blanked there once configuration has read them.
+ */
+function hideSecretsFromProc(log: Logger): void {
+  if (process.platform !== 'linux') return
+  try {
+    blankEnvironSecrets({
+      names: (name) => name === 'API_KEY' || name.startsWith(SERVICE_SECRET_PREFIX),
+      // Nothing reads API_KEY after configuration; SERVICE_SECRET_* stay for API checks' {{variables}}.
+      remove: (name) => name === 'API_KEY',
+    })
+  } catch (error) {
+    log.warn(
+      { reason: (error as Error).message },
+      'could not blank secrets in /proc/self/environ; check scripts of this user may read them there',
+    )
+  }
 }
 
 /** ./checks when the user has one, else the bundled examples. */

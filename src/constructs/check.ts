@@ -31,6 +31,9 @@ import {
   show,
 } from './values.ts'
 
+const MAX_NAME_LENGTH = 1024
+const MAX_DESCRIPTION_LENGTH = 10_000
+const MAX_TAG_LENGTH = 256
 export interface CheckProps {
   /** Shown in results, the dashboard and notifications. */
   name: string
@@ -127,11 +130,12 @@ export abstract class Check<Props extends CheckProps = CheckProps> {
   }
 
   #validateCommon(report: Report, props: Record<string, unknown>, context: CheckContext): void {
-    checkString(report, 'name', props.name, { required: true })
-    checkString(report, 'description', props.description)
+    // Bounded: the name goes into every result and log line of every run.
+    checkString(report, 'name', props.name, { required: true, maxLength: MAX_NAME_LENGTH })
+    checkString(report, 'description', props.description, { maxLength: MAX_DESCRIPTION_LENGTH })
     checkBoolean(report, 'activated', props.activated)
     checkBoolean(report, 'muted', props.muted)
-    checkStringArray(report, 'tags', props.tags)
+    checkStringArray(report, 'tags', props.tags, MAX_TAG_LENGTH)
     this.#validateFrequency(report, props.frequency, context)
     if (checkStringArray(report, 'locations', props.locations) && Array.isArray(props.locations)) {
       props.locations.forEach((location: string, index) => {

@@ -31,8 +31,18 @@ export type Report = (property: string, reason: string) => void
 
 /** `file: logicalId: property: reason`, leaving out the parts a problem does not have. */
 export function formatDiagnostic(diagnostic: Diagnostic): string {
-  const parts = [diagnostic.file, diagnostic.logicalId, diagnostic.property].filter(
+  const parts = [diagnostic.file, printableId(diagnostic.logicalId), diagnostic.property].filter(
     (part): part is string => part !== undefined && part !== '',
   )
   return [...parts, diagnostic.reason].join(': ')
+}
+
+/**
+ * A logicalId as the check file wrote it, which may be anything: quoted and cut when it is not a
+ * plain id, so control characters (terminal escapes, NUL) and megabytes never reach the terminal raw.
+ */
+function printableId(logicalId: string | undefined): string | undefined {
+  if (logicalId === undefined || /^[\w.-]{1,255}$/.test(logicalId)) return logicalId
+  const cut = logicalId.length > 80 ? `${logicalId.slice(0, 77)}...` : logicalId
+  return JSON.stringify(cut)
 }

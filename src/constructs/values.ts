@@ -83,7 +83,12 @@ export function checkOneOf<T extends string>(
   return false
 }
 
-export function checkStringArray(report: Report, property: string, value: unknown): boolean {
+export function checkStringArray(
+  report: Report,
+  property: string,
+  value: unknown,
+  maxItemLength = Number.POSITIVE_INFINITY,
+): boolean {
   if (value === undefined) return true
   if (!Array.isArray(value)) {
     report(property, `must be an array of strings, got ${show(value)}`)
@@ -93,6 +98,9 @@ export function checkStringArray(report: Report, property: string, value: unknow
   value.forEach((item, index) => {
     if (typeof item !== 'string' || item.trim() === '') {
       report(`${property}[${index}]`, `must be a non-empty string, got ${show(item)}`)
+      ok = false
+    } else if (item.length > maxItemLength) {
+      report(`${property}[${index}]`, `must be at most ${maxItemLength} characters, got ${item.length}`)
       ok = false
     }
   })

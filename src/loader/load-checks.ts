@@ -56,6 +56,7 @@ export async function loadChecks(dir: string, options: LoadChecksOptions = {}): 
     packageEntryUrl: new URL('../index.ts', import.meta.url).href,
     packageSourcesUrl: new URL('../', import.meta.url).href,
   })
+  const releaseExit = guardProcessExit()
   try {
     const configFile = CONFIG_FILE_NAMES.map((name) => resolve(root, name)).find((file) => existsSync(file))
     const config = configFile
@@ -78,7 +79,47 @@ export async function loadChecks(dir: string, options: LoadChecksOptions = {}): 
     if (configFile) result.configFile = relative(root, configFile)
     return result
   } finally {
+    releaseExit()
     hooks.deregister()
+  }
+}
+
+/** What process.exit throws while check files load: a check file must never end the agent. */
+class ProcessExitInCheckFile extends Error {
+  constructor(code: unknown) {
+    super(
+      `process.exit(${code === undefined ? '' : String(code)}) was called; a check file must not end the agent`,
+    )
+    this.name = 'ProcessExitInCheckFile'
+  }
+}
+
+interface ExitGuard {
+  (code?: number | string | null): never
+  real: typeof process.exit
+  loads: number
+}
+
+/**
+ * Replaces process.exit while check files load; loads may overlap, so the guard counts them and the
+ * real function comes back when the last one ends.
+ */
+function guardProcessExit(): () => void {
+  let guard = process.exit as unknown as Partial<ExitGuard>
+  if (guard.real === undefined) {
+    const fresh = ((code?: number | string | null) => {
+      throw new ProcessExitInCheckFile(code)
+    }) as ExitGuard
+    fresh.real = process.exit
+    fresh.loads = 0
+    process.exit = fresh
+    guard = fresh
+  }
+  const installed = guard as ExitGuard
+  installed.loads += 1
+  return () => {
+    installed.loads -= 1
+    if (installed.loads === 0 && process.exit === (installed as unknown)) process.exit = installed.real
   }
 }
 

@@ -4,6 +4,7 @@
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
+import { trackDescendants } from './descendants.ts'
 
 export interface GroupRunOptions {
   command: string
@@ -120,20 +121,28 @@ export function superviseGroup(child: ChildProcess, options: SuperviseOptions): 
     }
     child.stdout?.on('data', onData('stdout'))
     child.stderr?.on('data', onData('stderr'))
+    // Children that left the group and dropped the marker are still found by parentage.
+    const descendants = child.pid === undefined ? undefined : trackDescendants(child.pid)
     const stop = () => {
       if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return
       aborted = true
-      killGroup(child.pid, 'SIGTERM')
-      killTimer = setTimeout(() => {
-        if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL')
-      }, options.graceMs)
+      const pid = child.pid
+      // Look once more while every parent is still alive: after the kill, orphans lose their parentage.
+      void (descendants?.scan() ?? Promise.resolve()).then(() => {
+        if (child.exitCode !== null || child.signalCode !== null) return
+        killGroup(pid, 'SIGTERM')
+        killTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), options.graceMs)
+      })
     }
     let closed = false
     const finish = async (code: number | null, sig: NodeJS.Signals | null) => {
       options.signal.removeEventListener('abort', stop)
       clearTimeout(killTimer)
       // Workers may outlive a crashed main process, and browsers live in groups of their own.
+      descendants?.stop()
+      await descendants?.scan()
       if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL')
+      await descendants?.killAll()
       await sweepMarked(options.marker)
       // Let the pipes drain; bounded, since a straggler could hold them open.
       for (let i = 0; i < 40 && !closed; i++) await new Promise((r) => setTimeout(r, 25))
@@ -147,6 +156,7 @@ export function superviseGroup(child: ChildProcess, options: SuperviseOptions): 
     else options.signal.addEventListener('abort', stop, { once: true })
     child.on('error', (err) => {
       options.signal.removeEventListener('abort', stop)
+      descendants?.stop()
       clearTimeout(killTimer)
       resolve({ exitCode: null, exitSignal: null, aborted, output, spawnError: err.message })
     })

@@ -7,6 +7,9 @@ const { appendFileSync } = require('node:fs')
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI colour codes are control characters.
 const ANSI = /\u001b\[[0-9;]*m/g
 const clean = (s) => String(s ?? '').replace(ANSI, '')
+// A script that floods stdout must not fill the agent's disk nor its memory when the file is read back:
+// output past this many characters is counted, not kept. Whole chunks only, so no secret is cut in two.
+const OUTPUT_LIMIT_CHARS = 1024 * 1024
 
 function errorText(error) {
   if (!error) return undefined
@@ -26,6 +29,8 @@ class OutpostReporter {
     // Suites name our reporter on the command line, where it cannot take options: the file comes by env.
     this.file = options?.outFile ?? process.env.OUTPOST_REPORTER_FILE
     this.started = new Map()
+    this.outputChars = 0
+    this.droppedChars = 0
   }
   emit(event) {
     appendFileSync(this.file, `${JSON.stringify({ ...event, at: Date.now() })}\n`)
@@ -52,11 +57,27 @@ class OutpostReporter {
       error: errorText(step.error),
     })
   }
+  output(type, chunk, test) {
+    const text = clean(chunk)
+    if (this.outputChars + text.length > OUTPUT_LIMIT_CHARS) {
+      if (this.droppedChars === 0) {
+        this.emit({
+          type: 'stderr',
+          text: `[outpost: output beyond ${OUTPUT_LIMIT_CHARS} characters is not kept]\n`,
+          inTest: Boolean(test),
+        })
+      }
+      this.droppedChars += text.length
+      return
+    }
+    this.outputChars += text.length
+    this.emit({ type, text, inTest: Boolean(test) })
+  }
   onStdOut(chunk, test) {
-    this.emit({ type: 'stdout', text: clean(chunk), inTest: Boolean(test) })
+    this.output('stdout', chunk, test)
   }
   onStdErr(chunk, test) {
-    this.emit({ type: 'stderr', text: clean(chunk), inTest: Boolean(test) })
+    this.output('stderr', chunk, test)
   }
   onTestEnd(test, result) {
     this.emit({
