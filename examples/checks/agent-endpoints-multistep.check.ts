@@ -1,4 +1,5 @@
 import { Frequency, MultiStepCheck } from 'outpost'
+import { AGENT_HEALTH_URL } from '../support/agent-address.ts'
 
 // Three requests in sequence, each its own named step, against the agent's own health server.
 new MultiStepCheck('agent-endpoints-multistep', {
@@ -8,7 +9,7 @@ new MultiStepCheck('agent-endpoints-multistep', {
     content: `
 import { expect, test } from '@playwright/test'
 
-const base = 'http://127.0.0.1:8081'
+const base = '${AGENT_HEALTH_URL}'
 
 test('agent endpoints answer', async ({ request }) => {
   await test.step('health', async () => {

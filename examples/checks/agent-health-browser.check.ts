@@ -1,4 +1,5 @@
 import { BrowserCheck, Frequency } from 'outpost'
+import { AGENT_HEALTH_URL } from '../support/agent-address.ts'
 
 // A real browser (chromium) opening the agent's health page.
 new BrowserCheck('agent-health-browser', {
@@ -9,7 +10,7 @@ new BrowserCheck('agent-health-browser', {
 import { expect, test } from '@playwright/test'
 
 test('health page loads', async ({ page }) => {
-  const response = await page.goto('http://127.0.0.1:8081/health')
+  const response = await page.goto('${AGENT_HEALTH_URL}/health')
   expect(response?.status()).toBe(200)
 })
 `,

@@ -1,4 +1,5 @@
 import { Frequency, TcpAssertionBuilder, TcpMonitor } from 'outpost'
+import { AGENT_HEALTH_PORT } from '../support/agent-address.ts'
 
 // The health port accepts connections whenever the agent runs.
 new TcpMonitor('agent-health-tcp', {
@@ -6,7 +7,7 @@ new TcpMonitor('agent-health-tcp', {
   frequency: Frequency.EVERY_1M,
   request: {
     hostname: '127.0.0.1',
-    port: 8081,
+    port: AGENT_HEALTH_PORT,
     assertions: [TcpAssertionBuilder.responseTime().lessThan(500)],
   },
 })

@@ -1,4 +1,5 @@
 import { Frequency, UrlAssertionBuilder, UrlMonitor } from 'outpost'
+import { AGENT_HEALTH_URL } from '../support/agent-address.ts'
 
 // The agent's own health endpoint, so this passes on any machine the agent runs on, internet or not.
 // EVERY_10S so a first run shows results within seconds.
@@ -6,7 +7,7 @@ new UrlMonitor('agent-health-url', {
   name: 'Agent health (URL)',
   frequency: Frequency.EVERY_10S,
   request: {
-    url: 'http://127.0.0.1:8081/health',
+    url: `${AGENT_HEALTH_URL}/health`,
     assertions: [
       UrlAssertionBuilder.statusCode().equals(200),
       UrlAssertionBuilder.responseTime().lessThan(1000),

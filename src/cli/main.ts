@@ -11,12 +11,20 @@ interface CommandEntry {
 // Commands load lazily so `outpost version` never pays for Playwright or the hub.
 const COMMANDS: Record<string, CommandEntry> = {
   start: {
-    summary: 'run the agent on local checks (./checks, else examples/checks)',
+    summary: 'everything on this machine: an embedded hub and an agent running ./checks (else the examples)',
     load: async () => (await import('./commands/start.ts')).startCommand,
   },
   agent: {
-    summary: 'run the agent (same as start until the hub arrives)',
-    load: async () => (await import('./commands/start.ts')).startCommand,
+    summary: 'the agent: jobs from the hub at SERVICE_API_URL, or local checks standalone',
+    load: async () => (await import('./commands/agent.ts')).agentCommand,
+  },
+  hub: {
+    summary: 'the hub: public API and agent exchange (SQLite, or PostgreSQL at DATABASE_URL)',
+    load: async () => (await import('./commands/hub.ts')).hubCommand,
+  },
+  deploy: {
+    summary: 'push monitors as code to the hub at SERVICE_API_URL',
+    load: async () => (await import('./commands/deploy.ts')).deployCommand,
   },
   validate: {
     summary: 'check monitors as code for problems, without running them',

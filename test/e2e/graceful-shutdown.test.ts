@@ -39,7 +39,7 @@ new UrlMonitor('slow-endpoint', {
 `,
     )
     const dataDir = path.join(dir, 'data')
-    const agent = spawnAgent(['start', '--checks', dir], {
+    const agent = spawnAgent(['agent', '--checks', dir], {
       AGENT_HEALTH_PORT: '0',
       AGENT_LISTEN_HOST: '127.0.0.1',
       AGENT_DATA_DIR: dataDir,
@@ -87,7 +87,7 @@ new UrlMonitor('hanging-endpoint', {
 `,
     )
     const dataDir = path.join(dir, 'data')
-    const agent = spawnAgent(['start', '--checks', dir], {
+    const agent = spawnAgent(['agent', '--checks', dir], {
       AGENT_HEALTH_PORT: '0',
       AGENT_LISTEN_HOST: '127.0.0.1',
       AGENT_DATA_DIR: dataDir,

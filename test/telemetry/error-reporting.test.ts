@@ -31,7 +31,7 @@ describe('error reporting', () => {
   it('sends an agent error with only message, stack, version, platform and Node version', async () => {
     const collector = await startEnvelopeCollector()
     try {
-      const agent = spawnAgent(['start', '--checks', await emptyChecksDir()], {
+      const agent = spawnAgent(['agent', '--checks', await emptyChecksDir()], {
         SENTRY_DSN: collector.dsn,
         AGENT_DATA_DIR: await brokenDataDir(),
         AGENT_HEALTH_PORT: '0',
@@ -106,7 +106,7 @@ describe('error reporting', () => {
   it('sends nothing with EXTERNAL_OBSERVABILITY=off', async () => {
     const collector = await startEnvelopeCollector()
     try {
-      const agent = spawnAgent(['start', '--checks', await emptyChecksDir()], {
+      const agent = spawnAgent(['agent', '--checks', await emptyChecksDir()], {
         SENTRY_DSN: collector.dsn,
         EXTERNAL_OBSERVABILITY: 'off',
         AGENT_DATA_DIR: await brokenDataDir(),

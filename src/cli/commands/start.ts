@@ -1,24 +1,25 @@
-// `outpost start`: the agent on local checks (monitors as code), writing results.ndjson.
+// `outpost start` (`npm start`): everything on one machine. An embedded hub (SQLite) and one agent
+// that runs the local checks on their schedules and also takes the hub's jobs (test sessions,
+// deployed checks); every result goes to results.ndjson and to the hub.
 
 import { parseArgs } from 'node:util'
-import { type Agent, startAgent } from '../../agent/agent.ts'
-import { loadOrCreateAgentId } from '../../agent/agent-id.ts'
-import { type AgentExecutors, createDefaultExecutors } from '../../agent/default-executors.ts'
 import { createLocalSource } from '../../agent/local-source.ts'
-import type { ErrorReporter } from '../../telemetry/error-reporting.ts'
-import type { Logger } from '../../telemetry/logger.ts'
-import { AGENT_VERSION } from '../../version.ts'
+import { loadAgentConfig } from '../../config/agent-config.ts'
+import { ConfigError } from '../../config/config-error.ts'
+import { intInRange } from '../../config/parsers.ts'
+import { type EmbeddedHub, startEmbeddedHub } from '../../hub/embedded.ts'
 import { loadChecksOrExplain, resolveChecksDir, setUpAgent } from '../agent-setup.ts'
 import { type CliIo, ExitCode } from '../io.ts'
-
-/** How long the last error events may take to leave before the process exits. */
-const FLUSH_TIMEOUT_MS = 5000
+import { remoteWiring } from '../remote-wiring.ts'
+import { runAgentProcess } from '../run-agent.ts'
 
 export const START_USAGE = `usage: outpost start [--checks <dir>]
 
-Runs the agent on the checks in <dir> (default: ./checks when it exists, else examples/checks),
-each on its frequency. Results are appended to $AGENT_DATA_DIR/results.ndjson (default
-./.outpost) and logged. Health: http://localhost:$AGENT_HEALTH_PORT/-/readiness (default 8081).
+Runs everything on this machine: an embedded hub (SQLite under $AGENT_DATA_DIR/hub, on
+127.0.0.1:$HUB_PORT, default 8080) and one agent. The agent runs the checks in <dir> (default:
+./checks when it exists, else examples/checks) on their schedules, and the hub's jobs (test
+sessions, deployed checks). Results go to $AGENT_DATA_DIR/results.ndjson (default ./.outpost) and
+to the hub. Prints the hub's URL, API key and account.
 
 Options:
   --checks <dir>  directory holding **/*.check.ts files
@@ -43,81 +44,54 @@ export async function startCommand(args: string[], io: CliIo): Promise<number> {
     io.stdout(`${START_USAGE}\n`)
     return ExitCode.ok
   }
-  const setup = await setUpAgent(io, { command: 'start' })
-  if (typeof setup === 'number') return setup
-  const { config, scrubber, log, errors } = setup
+  let dataDir: string
+  let hubPort: number
+  try {
+    dataDir = loadAgentConfig(io.env, io.cwd).dataDir
+    hubPort = intInRange(io.env, 'HUB_PORT', 8080, 0, 65535)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    io.stderr(`outpost: ${error.message}\n`)
+    return ExitCode.usage
+  }
   const checksDir = resolveChecksDir(values.checks, io.cwd)
   const checks = await loadChecksOrExplain(checksDir, io, 'start')
   if (typeof checks === 'number') return checks
 
-  let agent: Agent
-  let executors: AgentExecutors | undefined
+  let hub: EmbeddedHub
   try {
-    executors = await createDefaultExecutors({
-      config,
-      log,
-      scrubber,
-      checks,
-      heartbeatIngress: true,
-      secretValues: setup.secretValues,
-      env: io.env,
-    })
-    agent = await startAgent({
-      config,
-      log,
-      scrubber,
-      source: createLocalSource({ checks }),
-      executors: executors.table,
-      info: { id: await loadOrCreateAgentId(config.dataDir), version: AGENT_VERSION, flavor: config.flavor },
-      reportError: (error) => errors.capture(error),
-    })
+    hub = await startEmbeddedHub({ dataDir: `${dataDir}/hub`, port: hubPort })
   } catch (error) {
-    log.fatal({ err: error }, `the agent could not start: ${(error as Error).message}`)
-    errors.capture(error)
-    await executors?.close()
-    await errors.flush(FLUSH_TIMEOUT_MS)
-    log.flush()
+    const code = (error as NodeJS.ErrnoException).code
+    const reason =
+      code === 'EADDRINUSE' ? `port ${hubPort} is in use (set HUB_PORT)` : (error as Error).message
+    io.stderr(`outpost start: the embedded hub could not start: ${reason}\n`)
     return ExitCode.failed
   }
-  log.info(
-    { checks: checks.length, checksDir, flavor: config.flavor, version: AGENT_VERSION },
-    `agent ready: ${checks.length} check(s) from ${checksDir}`,
-  )
-  handleSignals(agent, log, errors)
-  await agent.stopped
-  await executors.close()
-  await errors.flush(FLUSH_TIMEOUT_MS)
-  log.info('agent stopped')
-  log.flush()
-  return ExitCode.ok
-}
-
-/** First SIGTERM/SIGINT drains; a second one abandons the drain and exits after flushing. */
-function handleSignals(agent: Agent, log: Logger, errors: ErrorReporter): void {
-  let received = 0
-  const onSignal = (signal: NodeJS.Signals): void => {
-    received += 1
-    if (received === 1) {
-      log.info({ signal }, `${signal} received: draining (send it again to stop at once)`)
-      void agent.stop()
-    } else {
-      log.warn({ signal }, `${signal} received again: aborting running checks and stopping`)
-      agent.stopNow()
-    }
-  }
-  process.on('SIGTERM', onSignal)
-  process.on('SIGINT', onSignal)
-  const onFatal = (error: unknown, kind: string): void => {
-    // Never stay half-alive: log, stop as cleanly as we can, and exit non-zero.
-    log.fatal({ err: error }, `${kind}: the agent is stopping`)
-    errors.capture(error)
-    process.exitCode = 1
-    agent.stopNow()
-    void Promise.all([agent.stopped, errors.flush(FLUSH_TIMEOUT_MS)]).finally(() => {
-      log.flush()
-      process.exit(1)
+  try {
+    // The agent reaches its hub like any remote agent; the hub's key is then one of its secrets.
+    const setup = await setUpAgent(io, {
+      command: 'start',
+      overrides: { SERVICE_API_URL: hub.url, API_KEY: hub.apiKey, SERVICE_ACCOUNT_ID: hub.accountId },
     })
+    if (typeof setup === 'number') return setup
+    io.stdout(`${hub.banner}\n`)
+    return await runAgentProcess({
+      setup,
+      io,
+      checks,
+      readyMessage: `agent ready: ${checks.length} check(s) from ${checksDir}, and jobs from the hub at ${hub.url}`,
+      wire: (executors, info, requestStop) =>
+        remoteWiring({
+          setup,
+          executors,
+          info,
+          local: createLocalSource({ checks }),
+          keepLocalRecord: true,
+          stop: requestStop,
+        }),
+    })
+  } finally {
+    await hub.hub.close()
   }
-  process.on('uncaughtException', (error) => onFatal(error, 'uncaught exception'))
-  process.on('unhandledRejection', (reason) => onFatal(reason, 'unhandled promise rejection'))
 }

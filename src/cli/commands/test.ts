@@ -9,14 +9,16 @@ import { startAgent } from '../../agent/agent.ts'
 import { loadOrCreateAgentId } from '../../agent/agent-id.ts'
 import { createDefaultExecutors } from '../../agent/default-executors.ts'
 import { createSessionSource } from '../../agent/session-source.ts'
+import type { CheckDefinition } from '../../model/checks.ts'
 import type { CheckResult } from '../../model/result.ts'
 import { AGENT_VERSION } from '../../version.ts'
-import { loadChecksOrExplain, resolveChecksDir, setUpAgent } from '../agent-setup.ts'
+import { type AgentSetup, loadChecksOrExplain, resolveChecksDir, setUpAgent } from '../agent-setup.ts'
 import { type CliIo, ExitCode } from '../io.ts'
 import { junitReport } from '../reporters/junit.ts'
 import { listProgressLine, listSummary } from '../reporters/list.ts'
+import { runTestSessionOnHub } from '../test-on-hub.ts'
 
-export const TEST_USAGE = `usage: outpost test [dir] [--grep <regex>] [--reporter list|json|junit] [--output <file>] [--location <code>]
+export const TEST_USAGE = `usage: outpost test [dir] [--grep <regex>] [--reporter list|json|junit] [--output <file>] [--location <code>] [--hub]
 
 Runs each matched check in dir (default: ./checks when it exists, else examples/checks) once, as a
 test session (CI=true inside Playwright runs), and reports.
@@ -27,7 +29,9 @@ Options:
                        json: one JSON array of CheckResult on stdout, nothing else
                        junit: JUnit XML on stdout (or in --output)
   --output <file>      write the json or junit report to a file instead of stdout
-  --location <code>    location code put on the results (default: AGENT_LOCATION or "private")
+  --location <code>    location code put on the results (default: AGENT_LOCATION or "private");
+                       with --hub, the private location whose agents run the session
+  --hub                run the session on the agents of the hub at SERVICE_API_URL (API_KEY)
   -h, --help           show this help
 
 Exit code: 0 none failed, 1 one or more failed, 2 usage or configuration error.`
@@ -41,6 +45,7 @@ interface TestOptions {
   reporter: Reporter
   output?: string
   location?: string
+  hub: boolean
 }
 
 export async function testCommand(args: string[], io: CliIo): Promise<number> {
@@ -53,7 +58,6 @@ export async function testCommand(args: string[], io: CliIo): Promise<number> {
     overrides: parsed.location ? { AGENT_LOCATION: parsed.location } : {},
   })
   if (typeof setup === 'number') return setup
-  const { config, scrubber, log, errors } = setup
 
   const dir = resolveChecksDir(parsed.dir, io.cwd)
   const loaded = await loadChecksOrExplain(dir, io, 'test')
@@ -69,47 +73,25 @@ export async function testCommand(args: string[], io: CliIo): Promise<number> {
   }
 
   const started = Date.now()
-  const results: CheckResult[] = []
-  let allDone: () => void = () => {}
-  const done = new Promise<void>((resolve) => {
-    allDone = resolve
-  })
-  const sessionId = randomUUID()
-  if (parsed.reporter === 'list')
-    io.stdout(`Running ${checks.length} check(s) from ${dir} (session ${sessionId})\n`)
-  const executors = await createDefaultExecutors({
-    config,
-    log,
-    scrubber,
-    checks,
-    heartbeatIngress: false,
-    secretValues: setup.secretValues,
-    env: io.env,
-  })
-  const agent = await startAgent({
-    config,
-    log,
-    scrubber,
-    source: createSessionSource(checks, sessionId),
-    executors: executors.table,
-    info: { id: await loadOrCreateAgentId(config.dataDir), version: AGENT_VERSION, flavor: config.flavor },
-    healthServerOptional: true,
-    reportError: (error) => errors.capture(error),
-    sink: {
-      async write(result) {
-        results.push(result)
-        if (parsed.reporter === 'list') io.stdout(listProgressLine(result, results.length, checks.length))
-        if (results.length === checks.length) allDone()
-      },
-      async flush() {},
-    },
-  })
-  const interrupted = await waitOrInterrupt(done)
-  if (interrupted) agent.stopNow()
-  await agent.stop()
-  await executors.close()
+  const progress = (result: CheckResult, done: number): void => {
+    if (parsed.reporter === 'list') io.stdout(listProgressLine(result, done, checks.length))
+  }
+  const where = parsed.hub ? `on the hub at ${setup.config.serviceApiUrl}` : 'on this machine'
+  if (parsed.reporter === 'list') io.stdout(`Running ${checks.length} check(s) from ${dir} ${where}\n`)
+  let session: SessionRun
+  if (parsed.hub) {
+    const onHub = await runTestSessionOnHub({ config: setup.config, checks, location: parsed.location })
+    if (typeof onHub === 'string') {
+      io.stderr(`outpost test: ${onHub}\n`)
+      return onHub.startsWith('set ') ? ExitCode.usage : ExitCode.failed
+    }
+    for (const [i, r] of onHub.results.entries()) progress(r, i + 1)
+    session = { results: onHub.results, interrupted: false }
+  } else {
+    session = await runTestSessionHere(setup, checks, io, progress)
+  }
   const durationMs = Date.now() - started
-  const ordered = checks.flatMap((c) => results.filter((r) => r.checkId === c.logicalId))
+  const ordered = checks.flatMap((c) => session.results.filter((r) => r.checkId === c.logicalId))
 
   const report =
     parsed.reporter === 'json'
@@ -123,8 +105,60 @@ export async function testCommand(args: string[], io: CliIo): Promise<number> {
   } else {
     io.stdout(report)
   }
-  if (interrupted) return ExitCode.failed
+  if (session.interrupted) return ExitCode.failed
   return ordered.some((r) => r.status === 'failed') ? ExitCode.failed : ExitCode.ok
+}
+
+interface SessionRun {
+  results: CheckResult[]
+  interrupted: boolean
+}
+
+/** The session on this machine: an agent of its own, without heartbeat ingress, beside any daemon. */
+async function runTestSessionHere(
+  setup: AgentSetup,
+  checks: CheckDefinition[],
+  io: CliIo,
+  progress: (result: CheckResult, done: number) => void,
+): Promise<SessionRun> {
+  const { config, scrubber, log, errors } = setup
+  const results: CheckResult[] = []
+  let allDone: () => void = () => {}
+  const done = new Promise<void>((resolve) => {
+    allDone = resolve
+  })
+  const executors = await createDefaultExecutors({
+    config,
+    log,
+    scrubber,
+    checks,
+    heartbeatIngress: false,
+    secretValues: setup.secretValues,
+    env: io.env,
+  })
+  const agent = await startAgent({
+    config,
+    log,
+    scrubber,
+    source: createSessionSource(checks, randomUUID()),
+    executors: executors.table,
+    info: { id: await loadOrCreateAgentId(config.dataDir), version: AGENT_VERSION, flavor: config.flavor },
+    healthServerOptional: true,
+    reportError: (error) => errors.capture(error),
+    sink: {
+      async write(result) {
+        results.push(result)
+        progress(result, results.length)
+        if (results.length === checks.length) allDone()
+      },
+      async flush() {},
+    },
+  })
+  const interrupted = await waitOrInterrupt(done)
+  if (interrupted) agent.stopNow()
+  await agent.stop()
+  await executors.close()
+  return { results, interrupted }
 }
 
 function parseTestOptions(args: string[]) {
@@ -136,6 +170,7 @@ function parseTestOptions(args: string[]) {
       output: { type: 'string' },
       location: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      hub: { type: 'boolean' },
     },
     allowPositionals: true,
   })
@@ -183,6 +218,7 @@ function parseTestArgs(args: string[], io: CliIo): TestOptions | number {
     reporter: reporter as Reporter,
     output: values.output,
     location: values.location,
+    hub: values.hub === true,
   }
 }
 
