@@ -90,10 +90,9 @@ export async function createSpoolSink(options: SpoolSinkOptions): Promise<SpoolS
         continue
       }
       if (info.size > maxArtifactBytes) {
-        uploaded.push({
-          ...artifact,
-          note: `not uploaded: ${info.size} bytes is over the hub's limit of ${maxArtifactBytes}`,
-        })
+        const note = `not uploaded: ${info.size} bytes is over the hub's limit of ${maxArtifactBytes}`
+        log.warn({ runId, artifact: artifact.name, size: info.size }, `artifact ${artifact.name} ${note}`)
+        uploaded.push({ ...artifact, note })
         continue
       }
       const name = path
@@ -108,7 +107,16 @@ export async function createSpoolSink(options: SpoolSinkOptions): Promise<SpoolS
         )
         uploaded.push({ ...artifact, location: (response.body as { location: string }).location })
       } catch (error) {
-        if (!(error instanceof HubRefusedError)) throw error
+        // The report's size says at once whether a limit or a slow link is the likely cause.
+        const facts = { runId, artifact: artifact.name, size: info.size }
+        if (!(error instanceof HubRefusedError)) {
+          log.warn(
+            { ...facts, err: error },
+            `upload of ${artifact.name} (${info.size} bytes) failed; retrying`,
+          )
+          throw error
+        }
+        log.warn(facts, `the hub refused ${artifact.name} (${info.size} bytes): ${error.message}`)
         uploaded.push({ ...artifact, note: `not uploaded: ${error.message}` })
       }
     }
