@@ -1,5 +1,6 @@
 // The environment a check run sees. It is built from nothing rather than copied from the agent,
-// so the agent's own variables (API_KEY above all) can never reach check code.
+// so the agent's own variables (API_KEY above all) can never reach check code; only the base
+// variables below and the SERVICE_SECRET_* family pass.
 
 import type { EnvironmentVariable } from '../model/checks.ts'
 
@@ -20,7 +21,7 @@ export const BASE_ENV_KEYS = [
 ] as const
 
 export interface ChildEnvOptions {
-  /** The agent's environment; only BASE_ENV_KEYS are read from it. */
+  /** The agent's environment; only BASE_ENV_KEYS and SERVICE_SECRET_* are read from it. */
   agentEnv: Record<string, string | undefined>
   checkEnv: EnvironmentVariable[]
   testSession: boolean
@@ -33,6 +34,12 @@ export function buildChildEnv(options: ChildEnvOptions): Record<string, string> 
   for (const key of BASE_ENV_KEYS) {
     const value = options.agentEnv[key]
     if (value !== undefined) env[key] = value
+  }
+  // The agent's SERVICE_SECRET_* are how operators hand secrets to checks without writing them into
+  // check code; the runner scrubs their values from everything a run produces. A check's own
+  // variable of the same name wins.
+  for (const [key, value] of Object.entries(options.agentEnv)) {
+    if (key.startsWith('SERVICE_SECRET_') && value !== undefined) env[key] = value
   }
   for (const { key, value } of options.checkEnv) env[key] = value
   env.SERVICE = '1'

@@ -11,7 +11,7 @@ describe('buildChildEnv', () => {
     CI: 'true',
   }
 
-  it('passes only the base variables, the check variables and SERVICE=1; CI only in a test session', () => {
+  it('passes only the base variables, the agent SERVICE_SECRET_*, the check variables and SERVICE=1; CI only in a test session', () => {
     const env = buildChildEnv({
       agentEnv,
       checkEnv: [{ key: 'TARGET', value: 'x' }],
@@ -22,6 +22,7 @@ describe('buildChildEnv', () => {
       PATH: '/usr/bin',
       HOME: '/root',
       HTTPS_PROXY: 'http://127.0.0.1:3128',
+      SERVICE_SECRET_AGENT: 'agent-secret',
       TARGET: 'x',
       SERVICE: '1',
       OUTPOST_RUN_MARKER: 'm',
