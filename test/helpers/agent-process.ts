@@ -18,7 +18,13 @@ export function spawnAgent(args: string[], env: Record<string, string>): AgentPr
   const child = spawn(process.execPath, [path.join(root, 'bin/outpost.mjs'), ...args], {
     cwd: root,
     // Tests run at once: none may hold the default hub or heartbeat port.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HUB_PORT: '0', AGENT_HEARTBEAT_PORT: '0', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      HUB_PORT: '0',
+      AGENT_HEARTBEAT_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
