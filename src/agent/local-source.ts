@@ -37,6 +37,17 @@ export function createLocalSource(options: LocalSourceOptions): JobSource {
           continue
         }
         const wait = dueAt - now()
+        const soonest = heap.pop()!
+        heap.push(soonest.key, soonest.value)
+        if (wait > soonest.value.frequencyMs) {
+          // No due time is ever more than one period ahead, so the wall clock went back: put every
+          // check on its grid again from the new now, or they would all wait out the jump.
+          const entries: { check: CheckDefinition; frequencyMs: number; offsetMs: number }[] = []
+          for (let e = heap.pop(); e !== undefined; e = heap.pop()) entries.push(e.value)
+          const at = now()
+          for (const e of entries) heap.push(nextDueAt(at, e.frequencyMs, e.offsetMs), e)
+          continue
+        }
         if (wait > 0) {
           await sleep(wait, signal)
           continue

@@ -2,7 +2,7 @@
 // after it. One JSON file, replaced atomically (write a temporary file, fsync, rename): a crash leaves
 // either the old or the new file, never half of one. Writes are serialised and coalesced.
 
-import { mkdir, open, readFile, rename } from 'node:fs/promises'
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { HeartbeatCheck } from '../model/checks.ts'
 import type { Logger } from '../telemetry/logger.ts'
@@ -64,9 +64,13 @@ export async function openHeartbeatStore(options: HeartbeatStoreOptions): Promis
     try {
       await handle.writeFile(JSON.stringify(body))
       await handle.sync()
-    } finally {
+    } catch (error) {
+      // A disk that filled up part-way: the half-written copy would only hold on to the space.
       await handle.close()
+      await rm(temporary, { force: true })
+      throw error
     }
+    await handle.close()
     await rename(temporary, file)
     written = target
   }

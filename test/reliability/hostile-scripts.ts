@@ -49,7 +49,8 @@ test('forks', async () => {
   await new Promise(() => {})
 })
 `,
-      expect: { code: /^TIMEOUT$/, message: /timed out after 8 s/ },
+      // Playwright's own timeout (6 s) or the agent's kill (8 s), whichever comes first on a busy machine.
+      expect: { code: /^TIMEOUT$/, message: /Test timeout of 6000ms exceeded|timed out after 8 s/ },
     },
     {
       id: 'floods-stdout',

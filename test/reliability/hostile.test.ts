@@ -80,7 +80,7 @@ new MultiStepCheck(${JSON.stringify(c.id)}, {
     }
     const dataDir = path.join(dir, 'data')
     resultsFile = path.join(dataDir, 'results.ndjson')
-    agent = spawnAgent(['start', '--checks', dir], {
+    agent = spawnAgent(['agent', '--checks', dir], {
       AGENT_HEALTH_PORT: '0',
       AGENT_HEARTBEAT_PORT: '0',
       AGENT_LISTEN_HOST: '127.0.0.1',
