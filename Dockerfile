@@ -33,30 +33,24 @@ RUN node scripts/verify-runtimes.ts /app/runtimes && node bin/outpost.mjs versio
 
 # ---- the image
 FROM ${BASE_IMAGE}
-ARG VERSION=unknown
-# scripts/build-images passes the repository URL (git remote) and commit.
-ARG SOURCE=unknown
-ARG REVISION=unknown
-LABEL org.opencontainers.image.title="outpost-agent" \
-      org.opencontainers.image.description="Outpost private-location monitoring agent (full: uptime monitors and Playwright checks)" \
-      org.opencontainers.image.version="${VERSION}" \
-      org.opencontainers.image.revision="${REVISION}" \
-      org.opencontainers.image.source="${SOURCE}" \
-      org.opencontainers.image.licenses="Apache-2.0"
-
-# ping, traceroute and tcpdump get only CAP_NET_RAW, as file capabilities, so the non-root agent can
-# run them: no setuid bit, no root. tcpdump needs no CAP_NET_ADMIN since it captures without
-# promiscuous mode's device changes on the interfaces we use; a file capability outside the
-# container's bounding set would make exec fail (EPERM) under Docker's and Kubernetes' defaults.
+# ping, traceroute and tcpdump get CAP_NET_RAW as a file capability and nothing else (no setuid bit,
+# no root), so the non-root agent can run them:
+# - ping: in the permitted set only. iputils ping raises it itself when it opens a raw socket, and
+#   when the container has no NET_RAW at all (Kubernetes "restricted": drop ALL) it still starts and
+#   uses unprivileged ICMP sockets where net.ipv4.ping_group_range allows the agent's group.
+# - traceroute and tcpdump are not capability-aware: permitted and effective. They start only where
+#   NET_RAW is in the container's capability set (Docker's default; Kubernetes: add NET_RAW); else
+#   network diagnostics say they could not run. tcpdump needs no CAP_NET_ADMIN for our captures.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       ca-certificates tini iputils-ping traceroute tcpdump libcap2-bin chromium fonts-liberation \
  && rm -rf /var/lib/apt/lists/* \
+ && setcap cap_net_raw+p "$(readlink -f "$(command -v ping)")" \
+ && for tool in traceroute tcpdump; do \
+      setcap cap_net_raw+ep "$(readlink -f "$(command -v "$tool")")" || exit 1; \
+    done \
  && for tool in ping traceroute tcpdump; do \
-      bin="$(readlink -f "$(command -v "$tool")")" \
-      && chmod u-s "$bin" \
-      && setcap cap_net_raw+ep "$bin" \
-      && getcap "$bin"; \
+      bin="$(readlink -f "$(command -v "$tool")")" && chmod u-s "$bin" && getcap "$bin"; \
     done \
  && groupadd --gid 10001 outpost \
  && useradd --uid 10001 --gid 10001 --home-dir /home/outpost --create-home --shell /usr/sbin/nologin outpost \
@@ -80,5 +74,18 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.AGENT_HEALTH_PORT||8081)+'/-/liveness').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # tini is PID 1: it forwards SIGTERM to the agent (which drains) and reaps what checks leave behind.
 ENTRYPOINT ["tini", "--", "node", "/app/bin/outpost.mjs"]
-# Checks from /app/checks when mounted there, else the bundled examples; or: start --checks <dir>.
-CMD ["start"]
+# `agent`: with SERVICE_API_URL and API_KEY, jobs from the hub; without, standalone on the checks in
+# /app/checks when mounted there, else the bundled examples (or `agent --checks <dir>`).
+CMD ["agent"]
+
+# Last, so that a new commit does not invalidate the layers above.
+ARG VERSION=unknown
+# scripts/build-images passes the repository URL (git remote) and commit.
+ARG SOURCE=unknown
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="outpost-agent" \
+      org.opencontainers.image.description="Outpost private-location monitoring agent (full: uptime monitors and Playwright checks)" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.licenses="Apache-2.0"
