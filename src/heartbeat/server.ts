@@ -56,7 +56,15 @@ export function createHeartbeatServer(options: HeartbeatServerOptions): Heartbea
   const now = options.now ?? Date.now
   const bodyLimit = options.bodyLimitBytes ?? PING_BODY_LIMIT_BYTES
   const maxRequestBytes = options.maxRequestBytes ?? 16 * 1024 * 1024
-  const app: FastifyInstance = fastify({ logger: false, requestTimeout: 60_000, bodyLimit: maxRequestBytes })
+  const app: FastifyInstance = fastify({
+    logger: false,
+    requestTimeout: 60_000,
+    bodyLimit: maxRequestBytes,
+    // Tokens may be 128 characters, beyond fastify's default of 100; a longer path is simply an
+    // unknown token (404), not a JSON error that echoes the whole path back. Node caps the request
+    // line at 16 KB anyway.
+    maxParamLength: 16 * 1024,
+  })
 
   // Any content type: a ping body is whatever the job sends (logs, JSON, nothing); only its head is read.
   app.removeAllContentTypeParsers()
