@@ -15,11 +15,8 @@ ENV NODE_ENV=production \
     npm_config_update_notifier=false
 COPY package.json package-lock.json ./
 COPY scripts/prune-node-modules scripts/
-# Exactly the lockfile's versions, production only. `npm install` with the lockfile rather than
-# `npm ci`: the lockfile leaves out optional binaries for other platforms (@biomejs/cli-*, @pnpm/exe.*)
-# that the registry mirror in use does not serve, and `npm ci` refuses such a lockfile.
-RUN npm install --omit=dev --no-save --no-audit --no-fund --loglevel=error \
- && npm ls --omit=dev >/dev/null \
+# Exactly the lockfile's versions, production dependencies only.
+RUN npm ci --omit=dev --no-audit --no-fund --loglevel=error \
  && npm cache clean --force \
  && scripts/prune-node-modules full
 COPY runtimes/ runtimes/
