@@ -172,6 +172,8 @@ function startAgent(checksDir: string, dataDir: string, logFile: string): AgentC
         UPTIME_CONCURRENCY: '100',
         JOB_CONCURRENCY: '1',
         AGENT_DRAIN_TIMEOUT: '60',
+        // The inspector, on loopback only, lets the bench measure the heap after a full GC.
+        NODE_OPTIONS: '--inspect=127.0.0.1:0',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -220,6 +222,10 @@ interface Sample {
   minute: number
   rssMb: number
   heapMb: number
+  /** The lowest heap seen in the minute (sampled every 5 s). */
+  heapFloorMb: number
+  /** Heap used right after a full GC forced through the inspector: live data, the figure a leak moves. */
+  liveHeapMb: number
   loopP99Ms: number
   schedP99Ms: number
   resultsPerMin: number
@@ -262,6 +268,45 @@ function lagP99Ms(now: Metrics, before: Metrics): number {
 
 async function scrape(healthUrl: string): Promise<Metrics> {
   return parseMetrics(await (await fetch(`${healthUrl}/metrics`)).text())
+}
+
+interface InspectorReply {
+  id?: number
+  result?: { result?: { value?: unknown } }
+  error?: { message: string }
+}
+
+/** The agent's heap after a full garbage collection, asked over its inspector (one short connection). */
+async function liveHeapMb(inspectorUrl: string): Promise<number> {
+  const ws = new WebSocket(inspectorUrl)
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve
+    ws.onerror = () => reject(new Error(`cannot reach the inspector at ${inspectorUrl}`))
+  })
+  let nextId = 0
+  const call = (method: string, params?: object): Promise<InspectorReply> =>
+    new Promise((resolve, reject) => {
+      const id = ++nextId
+      const onMessage = (event: MessageEvent): void => {
+        const reply = JSON.parse(String(event.data)) as InspectorReply
+        if (reply.id !== id) return
+        ws.removeEventListener('message', onMessage)
+        if (reply.error) reject(new Error(`${method}: ${reply.error.message}`))
+        else resolve(reply)
+      }
+      ws.addEventListener('message', onMessage)
+      ws.send(JSON.stringify({ id, method, params }))
+    })
+  try {
+    await call('HeapProfiler.collectGarbage')
+    const reply = await call('Runtime.evaluate', {
+      expression: 'process.memoryUsage().heapUsed',
+      returnByValue: true,
+    })
+    return Number(reply.result?.result?.value ?? 0) / 2 ** 20
+  } finally {
+    ws.close()
+  }
 }
 
 async function rssMb(pid: number): Promise<number> {
@@ -310,6 +355,8 @@ function row(s: Sample): string {
     String(s.minute).padStart(4),
     s.rssMb.toFixed(0).padStart(7),
     s.heapMb.toFixed(0).padStart(7),
+    s.heapFloorMb.toFixed(0).padStart(13),
+    s.liveHeapMb.toFixed(1).padStart(16),
     s.loopP99Ms.toFixed(1).padStart(9),
     s.schedP99Ms.toFixed(0).padStart(10),
     String(s.resultsPerMin).padStart(9),
@@ -320,8 +367,8 @@ function row(s: Sample): string {
   return `| ${cells.join(' | ')} |`
 }
 const HEADER =
-  '| min | RSS MB | heap MB | loop p99 ms | sched p99 ms | results/min | readiness p99 ms | fds | children |\n' +
-  '|----:|-------:|--------:|------------:|-------------:|------------:|-----------------:|----:|---------:|'
+  '| min | RSS MB | heap MB | heap floor MB | heap after GC MB | loop p99 ms | sched p99 ms | results/min | readiness p99 ms | fds | children |\n' +
+  '|----:|-------:|--------:|--------------:|-----------------:|------------:|-------------:|------------:|-----------------:|----:|---------:|'
 
 // ---- run --------------------------------------------------------------------------------------
 
@@ -336,6 +383,7 @@ console.log(
   `bench/soak: ${minutes} min, ${monitorCount} uptime monitors (URL fast/slow/failing/flapping, TCP open/refused, DNS found/NXDOMAIN) every minute + ${multistepCount} multistep checks; work dir ${work}`,
 )
 const agent = startAgent(checksDir, dataDir, path.join(work, 'agent.log'))
+const inspectorUrl = await agent.waitFor(/Debugger listening on (ws:\/\/\S+)/, 60_000)
 const healthPort = await agent.waitFor(/health server listening on 127\.0\.0\.1:(\d+)/, 120_000)
 await agent.waitFor(/agent ready/, 120_000)
 const healthUrl = `http://127.0.0.1:${healthPort}`
@@ -350,13 +398,28 @@ await countNewResults()
 for (let minute = 1; minute <= minutes; minute++) {
   // Readiness from its own process over most of the minute, paced every 100 ms.
   const readiness = runScript('readiness-client.ts', [`${healthUrl}/-/readiness`, '57', '100'])
-  const [readinessOut] = await Promise.all([readiness, new Promise((r) => setTimeout(r, 60_000))])
-  const metrics = await scrape(healthUrl)
+  // Every 5 s: the heap (its lowest is what survives GC) and the event-loop lag, which the agent
+  // resets at each scrape; the minute's p99 is taken as the worst of the twelve 5-s p99s.
+  let heapFloor = Number.POSITIVE_INFINITY
+  let loopP99 = 0
+  let metrics = previous
+  for (let tick = 0; tick < 12; tick++) {
+    await new Promise((r) => setTimeout(r, 5000))
+    metrics = await scrape(healthUrl)
+    heapFloor = Math.min(
+      heapFloor,
+      (metrics.get('outpost_process_nodejs_heap_size_used_bytes') ?? 0) / 2 ** 20,
+    )
+    loopP99 = Math.max(loopP99, (metrics.get('outpost_event_loop_lag_seconds{quantile="0.99"}') ?? 0) * 1000)
+  }
+  const readinessOut = await readiness
   const sample: Sample = {
     minute,
     rssMb: await rssMb(pid),
     heapMb: (metrics.get('outpost_process_nodejs_heap_size_used_bytes') ?? 0) / 2 ** 20,
-    loopP99Ms: (metrics.get('outpost_event_loop_lag_seconds{quantile="0.99"}') ?? 0) * 1000,
+    heapFloorMb: heapFloor,
+    liveHeapMb: await liveHeapMb(inspectorUrl),
+    loopP99Ms: loopP99,
     schedP99Ms: lagP99Ms(metrics, previous),
     resultsPerMin: await countNewResults(),
     readinessP99Ms: (JSON.parse(String(readinessOut)) as { p99: number }).p99,
@@ -393,6 +456,8 @@ console.log(`\nend (minute ${end.minute}) against minute ${base.minute}:`)
 const figures: [string, number, number][] = [
   ['RSS', end.rssMb, base.rssMb],
   ['heap used', end.heapMb, base.heapMb],
+  ['heap floor', end.heapFloorMb, base.heapFloorMb],
+  ['heap after full GC', end.liveHeapMb, base.liveHeapMb],
   ['event-loop lag p99', end.loopP99Ms, base.loopP99Ms],
   ['scheduler lag p99', end.schedP99Ms, base.schedP99Ms],
   ['results per minute', end.resultsPerMin, base.resultsPerMin],
