@@ -3,6 +3,7 @@
 
 import { existsSync } from 'node:fs'
 import path from 'node:path'
+import { parseArgs } from 'node:util'
 import pino from 'pino'
 import { type AgentConfig, loadAgentConfig, SERVICE_SECRET_PREFIX } from '../config/agent-config.ts'
 import { ConfigError } from '../config/config-error.ts'
@@ -118,4 +119,33 @@ export async function loadChecksOrExplain(
     return ExitCode.usage
   }
   return loaded.checks
+}
+
+/**
+ * The options `start` and `agent` share: `--checks <dir>` and `--help`. Returns the checks option,
+ * or the exit code when the command is over (help shown, or a usage error explained).
+ */
+export function parseChecksOption(
+  args: string[],
+  io: CliIo,
+  command: string,
+  usage: string,
+): { checks?: string } | number {
+  let values: { checks?: string; help?: boolean }
+  try {
+    values = parseArgs({
+      args,
+      options: { checks: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }).values
+  } catch (error) {
+    io.stderr(`outpost ${command}: ${(error as Error).message}\n${usage}\n`)
+    return ExitCode.usage
+  }
+  if (values.help) {
+    io.stdout(`${usage}\n`)
+    return ExitCode.ok
+  }
+  return { checks: values.checks }
 }

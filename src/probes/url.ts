@@ -3,16 +3,13 @@
 // run passes on any status below 400, like Checkly's URL monitors (3xx only shows up when
 // redirects are not followed).
 
-import dns from 'node:dns'
 import type { Assertion, UrlCheck } from '../model/checks.ts'
 import type { Probe, ProbeContext, ProbeOutcome } from '../model/probe.ts'
 import type { AssertionSubject } from './assertions.ts'
 import { evaluateAssertions, unsupportedSource } from './assertions.ts'
-import type { DiagnosticTarget, NetworkDiagnostics } from './diagnostics/network-diagnostics.ts'
-import { firstSystemResolver, type NameServer } from './dns/system-resolver.ts'
+import type { NetworkDiagnostics } from './diagnostics/network-diagnostics.ts'
+import type { NameServer } from './dns/system-resolver.ts'
 import {
-  chargeFailedPhase,
-  type HttpProgress,
   type HttpResult,
   headerValue,
   newProgress,
@@ -20,16 +17,10 @@ import {
   performHttpRequest,
   RequestInputError,
 } from './http/request.ts'
+import { requestFailure } from './http/request-failure.ts'
 import { queryJsonPath } from './json-path.ts'
-import { familyOptionsFor, type HostLookup, stripBrackets } from './net/timed-connect.ts'
-import {
-  type ClassifiedError,
-  classifyNetworkError,
-  type Phase,
-  PhaseError,
-  timeoutError,
-} from './network-errors.ts'
-import { createRunDeadline, type RunDeadline } from './run-deadline.ts'
+import { familyOptionsFor, type HostLookup } from './net/timed-connect.ts'
+import { createRunDeadline } from './run-deadline.ts'
 import { decideStatus, roundMs, roundTimings } from './thresholds.ts'
 
 export const URL_ASSERTION_SOURCES = [
@@ -110,7 +101,13 @@ async function runUrlCheck(
       deadline.signal,
     )
   } catch (err) {
-    return failedRequest(err, check, ctx, deps, deadline, progress)
+    return requestFailure(
+      err,
+      { maxResponseTime: check.maxResponseTime, ipFamily: check.request.ipFamily, ...deps },
+      ctx,
+      deadline,
+      progress,
+    )
   } finally {
     deadline.dispose()
   }
@@ -185,72 +182,6 @@ export function resolveUrlSource(
     }
     default:
       return unsupportedSource(assertion, URL_ASSERTION_SOURCES)
-  }
-}
-
-async function failedRequest(
-  err: unknown,
-  check: UrlCheck,
-  ctx: ProbeContext,
-  deps: UrlProbeDependencies,
-  deadline: RunDeadline,
-  progress: HttpProgress,
-): Promise<ProbeOutcome> {
-  chargeFailedPhase(progress, performance.now())
-  const phase: Phase = err instanceof PhaseError ? err.phase : progress.phase
-  const target = `${progress.host}:${progress.port}`
-  const error: ClassifiedError = deadline.signal.aborted
-    ? timeoutError(phase, target, deadline.elapsed(), deadline.timedOut ? check.maxResponseTime : undefined)
-    : classifyNetworkError(err, phase, target)
-  if (deadline.signal.aborted && !deadline.timedOut) {
-    error.message = `${error.message}: the job was stopped (${String(ctx.signal.reason ?? 'aborted')})`
-  }
-  const responseTimeMs = roundMs(deadline.elapsed())
-  const details: Record<string, unknown> = { url: progress.url, phase }
-  if (progress.remoteAddress) details.remoteAddress = progress.remoteAddress
-  if (progress.redirects.length > 0) details.redirects = progress.redirects
-  if (progress.notes.length > 0) details.notes = progress.notes
-  const outcome: ProbeOutcome = {
-    status: 'failed',
-    responseTimeMs,
-    error: { code: error.code, message: error.message },
-    assertions: [],
-    timings: roundTimings(progress.timings),
-    details,
-  }
-  if (error.connectionLevel && deps.diagnostics && !ctx.signal.aborted) {
-    const diagnosticTarget = diagnosticTargetFor(check, progress, phase, deps)
-    if (diagnosticTarget) {
-      const report = await deps.diagnostics.run(diagnosticTarget, { runDir: ctx.runDir, signal: ctx.signal })
-      outcome.artifacts = report.artifacts
-      details.diagnostics = { notes: report.notes, summary: report.summary }
-    } else {
-      details.diagnostics = {
-        notes: ['diagnostics skipped: no resolver address known for the failed lookup'],
-      }
-    }
-  }
-  return outcome
-}
-
-function diagnosticTargetFor(
-  check: UrlCheck,
-  progress: HttpProgress,
-  phase: Phase,
-  deps: UrlProbeDependencies,
-): DiagnosticTarget | undefined {
-  if (phase !== 'dns' && progress.remoteAddress) {
-    const address = stripBrackets(progress.remoteAddress)
-    return { kind: 'tcp', address, family: address.includes(':') ? 6 : 4, port: progress.port }
-  }
-  const resolver = deps.resolver ?? firstSystemResolver(() => dns.getServers())
-  if (!resolver) return undefined
-  return {
-    kind: 'dns',
-    hostname: progress.host,
-    ipFamily: check.request.ipFamily,
-    resolver,
-    lookup: deps.lookup,
   }
 }
 

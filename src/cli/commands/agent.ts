@@ -2,9 +2,8 @@
 // jobs from the hub and reports there (results spooled on disk while the hub is away); without,
 // it runs the local checks standalone and writes results.ndjson.
 
-import { parseArgs } from 'node:util'
 import { createLocalSource } from '../../agent/local-source.ts'
-import { loadChecksOrExplain, resolveChecksDir, setUpAgent } from '../agent-setup.ts'
+import { loadChecksOrExplain, parseChecksOption, resolveChecksDir, setUpAgent } from '../agent-setup.ts'
 import { type CliIo, ExitCode } from '../io.ts'
 import { remoteWiring } from '../remote-wiring.ts'
 import { runAgentProcess } from '../run-agent.ts'
@@ -25,22 +24,8 @@ Options:
 Environment: see README.md ("Configuration"). Stops gracefully on SIGTERM or SIGINT.`
 
 export async function agentCommand(args: string[], io: CliIo): Promise<number> {
-  let values: { checks?: string; help?: boolean }
-  try {
-    values = parseArgs({
-      args,
-      options: { checks: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: false,
-    }).values
-  } catch (error) {
-    io.stderr(`outpost agent: ${(error as Error).message}\n${AGENT_USAGE}\n`)
-    return ExitCode.usage
-  }
-  if (values.help) {
-    io.stdout(`${AGENT_USAGE}\n`)
-    return ExitCode.ok
-  }
+  const values = parseChecksOption(args, io, 'agent', AGENT_USAGE)
+  if (typeof values === 'number') return values
   const setup = await setUpAgent(io, { command: 'agent' })
   if (typeof setup === 'number') return setup
   const hubUrl = setup.config.serviceApiUrl

@@ -2,13 +2,12 @@
 // that runs the local checks on their schedules and also takes the hub's jobs (test sessions,
 // deployed checks); every result goes to results.ndjson and to the hub.
 
-import { parseArgs } from 'node:util'
 import { createLocalSource } from '../../agent/local-source.ts'
 import { loadAgentConfig } from '../../config/agent-config.ts'
 import { ConfigError } from '../../config/config-error.ts'
 import { intInRange } from '../../config/parsers.ts'
 import { type EmbeddedHub, startEmbeddedHub } from '../../hub/embedded.ts'
-import { loadChecksOrExplain, resolveChecksDir, setUpAgent } from '../agent-setup.ts'
+import { loadChecksOrExplain, parseChecksOption, resolveChecksDir, setUpAgent } from '../agent-setup.ts'
 import { type CliIo, ExitCode } from '../io.ts'
 import { remoteWiring } from '../remote-wiring.ts'
 import { runAgentProcess } from '../run-agent.ts'
@@ -28,22 +27,8 @@ Options:
 Environment: see README.md ("Configuration"). Stops gracefully on SIGTERM or SIGINT.`
 
 export async function startCommand(args: string[], io: CliIo): Promise<number> {
-  let values: { checks?: string; help?: boolean }
-  try {
-    values = parseArgs({
-      args,
-      options: { checks: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      strict: true,
-      allowPositionals: false,
-    }).values
-  } catch (error) {
-    io.stderr(`outpost start: ${(error as Error).message}\n${START_USAGE}\n`)
-    return ExitCode.usage
-  }
-  if (values.help) {
-    io.stdout(`${START_USAGE}\n`)
-    return ExitCode.ok
-  }
+  const values = parseChecksOption(args, io, 'start', START_USAGE)
+  if (typeof values === 'number') return values
   let dataDir: string
   let hubPort: number
   try {

@@ -1,5 +1,5 @@
-// A request that did not get a response: classified like a URL monitor's (same codes, same phase
-// timings) and explained by the same network diagnostics (traceroute, header-only capture).
+// A request that did not get a response, for URL monitors and API checks alike: classified (codes,
+// phase timings) and explained by network diagnostics (traceroute, header-only capture).
 
 import dns from 'node:dns'
 import type { IpFamily } from '../../model/checks.ts'
