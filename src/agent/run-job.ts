@@ -53,6 +53,7 @@ export async function runJob(job: Job, stop: AbortSignal, deps: RunJobDeps): Pro
   const startedAt = now()
   const log = deps.log.child({ checkId: job.check.logicalId, runId: job.id })
   let outcome: ProbeOutcome
+  const writeOff = writtenOffAfterAbort(signal, deps.abortGraceMs ?? 5000)
   try {
     outcome = await Promise.race([
       deps.execute(job.check, {
@@ -61,7 +62,7 @@ export async function runJob(job: Job, stop: AbortSignal, deps: RunJobDeps): Pro
         runDir: path.join(deps.runsDir, job.id),
         testSession: job.testSession,
       }),
-      writtenOffAfterAbort(signal, deps.abortGraceMs ?? 5000),
+      writeOff.outcome,
     ])
   } catch (error) {
     outcome = failedOutcome('RUNNER_ERROR', `the check could not be run: ${messageOf(error)}`)
@@ -69,6 +70,7 @@ export async function runJob(job: Job, stop: AbortSignal, deps: RunJobDeps): Pro
     deps.reportError?.(error)
   } finally {
     clearTimeout(timer)
+    writeOff.dispose()
   }
   if (signal.aborted) outcome = explainAbort(outcome, abortReason(signal))
   const result: CheckResult = {
@@ -114,10 +116,21 @@ function scrubberForRun(job: Job, agentScrubber: SecretScrubber, log: Logger): S
   return agentScrubber.withSecrets(values)
 }
 
-function writtenOffAfterAbort(signal: AbortSignal, graceMs: number): Promise<ProbeOutcome> {
-  return new Promise((resolve) => {
-    const writeOff = (): void => {
-      const timer = setTimeout(() => {
+/**
+ * An outcome that arrives `graceMs` after the signal fires, for an executor that ignores it.
+ * dispose() must be called when the run is over: the listener on the signal (a composite of the
+ * agent's long-lived stop signal) would otherwise keep this run, and its outcome through the race,
+ * alive for as long as the agent runs.
+ */
+function writtenOffAfterAbort(
+  signal: AbortSignal,
+  graceMs: number,
+): { outcome: Promise<ProbeOutcome>; dispose(): void } {
+  let timer: NodeJS.Timeout | undefined
+  let writeOff: () => void = () => {}
+  const outcome = new Promise<ProbeOutcome>((resolve) => {
+    writeOff = (): void => {
+      timer = setTimeout(() => {
         const reason = abortReason(signal)
         resolve(
           failedOutcome(
@@ -131,6 +144,13 @@ function writtenOffAfterAbort(signal: AbortSignal, graceMs: number): Promise<Pro
     if (signal.aborted) writeOff()
     else signal.addEventListener('abort', writeOff, { once: true })
   })
+  return {
+    outcome,
+    dispose() {
+      signal.removeEventListener('abort', writeOff)
+      clearTimeout(timer)
+    },
+  }
 }
 
 function abortReason(signal: AbortSignal): { code: string; message: string } {

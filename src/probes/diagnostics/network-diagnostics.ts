@@ -154,16 +154,21 @@ async function reattempt(target: DiagnosticTarget, signal: AbortSignal): Promise
   }
   const lookup = target.lookup ?? systemLookup
   const family = target.ipFamily === 'IPv6' ? 6 : 4
+  // The listener is removed afterwards: left on a long-lived signal it would keep this closure alive.
+  let onAbort: () => void = () => {}
   try {
     const found = await Promise.race([
       lookup(target.hostname, family),
       new Promise<never>((_, reject) => {
-        signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+        onAbort = () => reject(signal.reason)
+        signal.addEventListener('abort', onAbort, { once: true })
       }),
     ])
     return `re-attempt: lookup of ${target.hostname} returned ${found.address} after ${took()}`
   } catch (err) {
     return `re-attempt: lookup of ${target.hostname} failed after ${took()}: ${describe(err)}`
+  } finally {
+    signal.removeEventListener('abort', onAbort)
   }
 }
 

@@ -1,0 +1,224 @@
+// Bad input to the hub (a real hub on loopback, SQLite): API requests with wrong types, unknown
+// fields, huge limits and injection strings, and broken result payloads on the agent API. Each gets
+// 400 (or 413) with the field named; nothing is stored half-way; text is stored verbatim, never
+// interpreted.
+
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestHub, type TestHub } from '../hub/helpers/test-hub.ts'
+
+const INJECTIONS = [
+  "'; DROP TABLE incidents; --",
+  '<script>alert(1)</script>',
+  '../../etc/passwd',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the injection is this literal text.
+  '${process.exit(1)}',
+  'nul\u0000byte',
+  '🔥💥 emoji',
+] as const
+
+interface ApiCase {
+  label: string
+  method: string
+  path: string
+  body?: unknown
+  status: number
+  /** The message must name the field: matched against `message`. */
+  message: RegExp
+}
+
+function result(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    id: randomUUID(),
+    checkId: 'corpus-check',
+    checkType: 'URL',
+    name: 'Corpus',
+    status: 'passed',
+    startedAt: new Date().toISOString(),
+    durationMs: 12,
+    location: 'private',
+    attempt: 1,
+    assertions: [],
+    artifacts: [],
+    agent: { id: 'agent-1', version: '0.0.0', flavor: 'full' },
+    ...overrides,
+  }
+}
+
+const cases: ApiCase[] = [
+  // Public API: incidents.
+  {
+    label: 'incident severity not in the list',
+    method: 'POST',
+    path: '/v1/status-pages/incidents',
+    body: { name: 'x', severity: "'; DROP TABLE" },
+    status: 400,
+    message: /body\/severity .*one of/,
+  },
+  {
+    label: 'incident with an unknown field',
+    method: 'POST',
+    path: '/v1/status-pages/incidents',
+    body: { name: 'x', severity: 'MAJOR', admin: true },
+    status: 400,
+    message: /body\/admin/,
+  },
+  {
+    label: 'incident name over 255 characters',
+    method: 'POST',
+    path: '/v1/status-pages/incidents',
+    body: { name: 'n'.repeat(256), severity: 'MAJOR' },
+    status: 400,
+    message: /body\/name .*255/,
+  },
+  {
+    label: 'incident with 101 services',
+    method: 'POST',
+    path: '/v1/status-pages/incidents',
+    body: { name: 'x', severity: 'MAJOR', services: Array.from({ length: 101 }, (_, i) => `s${i}`) },
+    status: 400,
+    message: /body\/services .*100/,
+  },
+  {
+    label: 'incident body that is not JSON',
+    method: 'POST',
+    path: '/v1/status-pages/incidents',
+    body: '{"name": ',
+    status: 400,
+    message: /JSON|body/i,
+  },
+  // Query limits.
+  {
+    label: 'limit of 10^12',
+    method: 'GET',
+    path: '/v1/status-pages/incidents?limit=1000000000000',
+    status: 400,
+    message: /querystring\/limit/,
+  },
+  {
+    label: 'limit as hex',
+    method: 'GET',
+    path: '/v1/status-pages/incidents?limit=0x10',
+    status: 400,
+    message: /querystring\/limit/,
+  },
+  {
+    label: 'negative limit',
+    method: 'GET',
+    path: '/v1/status-pages/incidents?limit=-1',
+    status: 400,
+    message: /querystring\/limit/,
+  },
+  {
+    label: 'cursor that is an injection string',
+    method: 'GET',
+    path: `/v1/status-pages/incidents?nextId=${encodeURIComponent("' OR 1=1 --")}`,
+    status: 400,
+    message: /nextId/,
+  },
+  // Agent API: broken job results.
+  {
+    label: 'result without an id',
+    method: 'POST',
+    path: '/v1/agent/results',
+    body: result({ id: undefined }),
+    status: 400,
+    message: /body\/id|id/,
+  },
+  {
+    label: 'result with a status not in the list',
+    method: 'POST',
+    path: '/v1/agent/results',
+    body: result({ status: 'exploded' }),
+    status: 400,
+    message: /body\/status/,
+  },
+  {
+    label: 'result with a string duration',
+    method: 'POST',
+    path: '/v1/agent/results',
+    body: result({ durationMs: 'ten' }),
+    status: 400,
+    message: /body\/durationMs/,
+  },
+  {
+    label: 'result that is an array',
+    method: 'POST',
+    path: '/v1/agent/results',
+    body: [result()],
+    status: 400,
+    message: /body/,
+  },
+]
+
+describe('corpus: bad input to the hub', () => {
+  let hub: TestHub
+  beforeAll(async () => {
+    hub = await startTestHub()
+  })
+  afterAll(() => hub.close())
+
+  const send = async (c: Pick<ApiCase, 'method' | 'path' | 'body'>) => {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${hub.key}`,
+      'x-service-account': hub.accountId,
+    }
+    if (c.body !== undefined) headers['content-type'] = 'application/json'
+    const response = await fetch(`${hub.url}${c.path}`, {
+      method: c.method,
+      headers,
+      body: c.body === undefined ? undefined : typeof c.body === 'string' ? c.body : JSON.stringify(c.body),
+    })
+    const text = await response.text()
+    return { status: response.status, text, body: JSON.parse(text) as { message?: string } }
+  }
+
+  it.each(cases.map((c) => [c.label, c] as const))('%s', async (_label, c) => {
+    const before = await send({ method: 'GET', path: '/v1/status-pages/incidents?limit=100' })
+    const answer = await send(c)
+    expect(answer.status, answer.text).toBe(c.status)
+    expect(answer.body.message).toMatch(c.message)
+    // Nothing stored half-way.
+    expect((await send({ method: 'GET', path: '/v1/status-pages/incidents?limit=100' })).text).toBe(
+      before.text,
+    )
+  })
+
+  // Found by this corpus and left to the hub's owner (fastify's Ajv coerces types): a number where a
+  // string is expected is stored as text, and a scalar where an array is expected becomes an array.
+  it.todo('hub: refuses {name: 42} for an incident instead of storing "42"')
+  it.todo('hub: refuses a result whose assertions is "all" instead of storing ["all"]')
+
+  it('a body over the limit is refused with 413', async () => {
+    const answer = await send({
+      method: 'POST',
+      path: '/v1/status-pages/incidents',
+      body: { name: 'x', severity: 'MAJOR', description: 'd'.repeat(20 * 1024 * 1024) },
+    })
+    expect(answer.status).toBe(413)
+  })
+
+  it.each(INJECTIONS.map((s) => [JSON.stringify(s), s] as const))(
+    'injection string %s in every text field is stored and returned verbatim',
+    async (_label, text) => {
+      const created = await send({
+        method: 'POST',
+        path: '/v1/status-pages/incidents',
+        body: { name: text, severity: 'MINOR', description: text },
+      })
+      expect(created.status, created.text).toBe(201)
+      const id = (created.body as { id: string }).id
+      const read = await send({ method: 'GET', path: `/v1/status-pages/incidents/${encodeURIComponent(id)}` })
+      expect(read.status).toBe(200)
+      expect((read.body as { name: string }).name).toBe(text)
+      expect(read.text).toContain(JSON.stringify(text).slice(1, -1))
+      // The result API takes it as data too.
+      const r = await send({
+        method: 'POST',
+        path: '/v1/agent/results',
+        body: result({ name: text, checkId: 'inj' }),
+      })
+      expect(r.status, r.text).toBe(201)
+    },
+  )
+})
