@@ -133,6 +133,16 @@ new MultiStepCheck(${JSON.stringify(c.id)}, {
     }
   })
 
+  it('keeps the first megabyte of a flood of output and says the rest was dropped', async () => {
+    const flood = (await readResults(resultsFile)).find((r) => r.checkId === 'floods-stdout')
+    const messages = (flood?.logs ?? []).map((l) => l.message)
+    expect(messages.some((m) => m.includes('[outpost: output beyond 1048576 characters is not kept]'))).toBe(
+      true,
+    )
+    // The whole results file stays small: megabytes of output never reach it.
+    expect((await readFile(resultsFile)).length).toBeLessThan(2_000_000)
+  })
+
   it('the agent is unaffected: exit 0 after SIGTERM, readiness 200 throughout, the steady monitor kept passing', async () => {
     expect((await agent.exited).code).toBe(0)
     expect(agent.output()).not.toMatch(/uncaught exception|unhandled promise rejection|"level":60/)
