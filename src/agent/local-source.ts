@@ -37,9 +37,7 @@ export function createLocalSource(options: LocalSourceOptions): JobSource {
           continue
         }
         const wait = dueAt - now()
-        const soonest = heap.pop()!
-        heap.push(soonest.key, soonest.value)
-        if (wait > soonest.value.frequencyMs) {
+        if (wait > heap.peek()!.value.frequencyMs) {
           // No due time is ever more than one period ahead, so the wall clock went back: put every
           // check on its grid again from the new now, or they would all wait out the jump.
           const entries: { check: CheckDefinition; frequencyMs: number; offsetMs: number }[] = []

@@ -31,6 +31,9 @@ export async function buildHubApp(options: HubAppOptions): Promise<FastifyInstan
     ajv: { customOptions: { verbose: true, allErrors: false, removeAdditional: false } },
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 5 * 1024 * 1024,
+    // Stopping must not wait on keep-alive sockets (an agent's, a browser's): long-polls are answered
+    // first (notifier.close), and agents retry what a closed connection cut off (results are idempotent).
+    forceCloseConnections: true,
   }) as unknown as FastifyInstance
   installErrorHandlers(app)
   installAuth(app, options.store)
