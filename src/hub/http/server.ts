@@ -12,6 +12,7 @@ import { registerManagementRoutes } from './management-routes.ts'
 import { openApiDocument } from './openapi.ts'
 import { registerPublicRoutes } from './public-routes.ts'
 import { createRouteTable } from './route-table.ts'
+import { strictBodyValidators } from './validators.ts'
 
 export interface HubAppOptions {
   store: HubStore
@@ -34,6 +35,7 @@ export async function buildHubApp(options: HubAppOptions): Promise<FastifyInstan
     // Stopping must not wait on keep-alive sockets (an agent's, a browser's): long-polls are answered
     // first (notifier.close), and agents retry what a closed connection cut off (results are idempotent).
     forceCloseConnections: true,
+    schemaController: { compilersFactory: { buildValidator: strictBodyValidators() } },
   }) as unknown as FastifyInstance
   installErrorHandlers(app)
   installAuth(app, options.store)
