@@ -46,7 +46,7 @@ for (const m of unique) console.log(`complete-lockfile: missing ${m.name}@${m.ra
 if (checkOnly) process.exit(1)
 
 for (const m of unique) {
-  const entry = registryEntry(m) ?? stubEntry(m)
+  const entry = registryEntry(m) ?? platformOnlyEntry(m)
   packages[`node_modules/${m.name}`] = entry
   console.log(
     `complete-lockfile: added ${m.name}@${entry.version}${entry.integrity ? '' : ' (not on this registry: os/cpu from its name)'}`,
@@ -81,7 +81,7 @@ function registryEntry(m) {
  * Mirrors often carry only the platforms they serve. A pinned version and the platform from the
  * package's name are what `npm ci` needs to accept the lockfile and skip the package elsewhere.
  */
-function stubEntry(m) {
+function platformOnlyEntry(m) {
   if (!/^\d+\.\d+\.\d+/.test(m.range))
     throw new Error(`${m.name}@${m.range}: not on the registry and not pinned`)
   const platform =

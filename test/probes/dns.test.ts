@@ -168,14 +168,14 @@ describe('DNS probe against our own dns-packet server', () => {
       assertion('ANSWER_JSON', 'EQUALS', '0', '$.Status'),
       assertion('ANSWER', 'NOT_CONTAINS', 'AAAA'),
       assertion('RESPONSE_TIME', 'LESS_THAN', '60000'),
-      assertion('JSON_ANSWER', 'EQUALS', '10.0.0.1', '$.Answer[0].data'),
+      assertion('JSON_ANSWER', 'EQUALS', '203.0.113.9', '$.Answer[0].data'),
     ]
     const outcome = await probe(dnsMonitor({ port: server.port, assertions }), ctx())
     expect(outcome.assertions.map((a) => a.passed)).toEqual([true, true, true, true, true, true, false])
     expect(outcome.assertions[1]?.actual).toBe('60')
     expect(outcome.status).toBe('failed')
     expect(outcome.error?.code).toBe('ASSERTION_FAILED')
-    expect(outcome.error?.message).toContain(`JSON_ANSWER '$.Answer[0].data' EQUALS "10.0.0.1" failed`)
+    expect(outcome.error?.message).toContain(`JSON_ANSWER '$.Answer[0].data' EQUALS "203.0.113.9" failed`)
   })
 
   it('times out on a server that never answers', async () => {
