@@ -24,6 +24,7 @@ import { createTcpProbe } from '../src/probes/tcp.ts'
 import { createUrlProbe } from '../src/probes/url.ts'
 import { createScrubber } from '../src/secrets/scrubber.ts'
 import { createLogger } from '../src/telemetry/logger.ts'
+import { baseFields } from '../test/helpers/definitions.ts'
 import { percentile, ratio } from './lib/stats.ts'
 
 interface Ports {
@@ -141,22 +142,7 @@ function makePairs(ports: Ports): Pair[] {
     testSession: false,
   }
   const base: Omit<UrlCheck, 'type' | 'request'> = {
-    logicalId: 'bench',
-    name: 'bench',
-    activated: true,
-    muted: false,
-    tags: [],
-    frequencySeconds: 60,
-    locations: [],
-    privateLocations: [],
-    retryStrategy: {
-      type: 'NONE',
-      baseBackoffSeconds: 0,
-      maxRetries: 0,
-      maxDurationSeconds: 0,
-      sameRegion: true,
-    },
-    environmentVariables: [],
+    ...baseFields('bench', 'bench'),
     degradedResponseTime: 3000,
     maxResponseTime: 5000,
   }

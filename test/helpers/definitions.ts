@@ -10,19 +10,26 @@ export const NO_RETRIES: RetryStrategy = {
   sameRegion: true,
 }
 
+/** The fields every kind of check has, with the quiet defaults tests want (no retries, activated). */
+export function baseFields(logicalId: string, name = logicalId) {
+  return {
+    logicalId,
+    name,
+    activated: true,
+    muted: false,
+    tags: [] as string[],
+    frequencySeconds: 60,
+    locations: [] as string[],
+    privateLocations: [] as string[],
+    retryStrategy: NO_RETRIES,
+    environmentVariables: [] as { key: string; value: string; secret?: boolean }[],
+  }
+}
+
 export function urlCheck(logicalId: string, overrides: Partial<UrlCheck> = {}): UrlCheck {
   return {
     type: 'URL',
-    logicalId,
-    name: `URL ${logicalId}`,
-    activated: true,
-    muted: false,
-    tags: [],
-    frequencySeconds: 60,
-    locations: [],
-    privateLocations: [],
-    retryStrategy: NO_RETRIES,
-    environmentVariables: [],
+    ...baseFields(logicalId, `URL ${logicalId}`),
     request: {
       url: 'http://127.0.0.1:9/',
       method: 'GET',

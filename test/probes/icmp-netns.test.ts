@@ -13,6 +13,7 @@ import type { ProbeOutcome } from '../../src/model/probe.ts'
 import type { IcmpDetails } from '../../src/probes/icmp.ts'
 import type { IcmpCapability } from '../../src/probes/icmp-capability.ts'
 import type { FamilyDecision } from '../../src/probes/ip-family.ts'
+import { baseFields } from '../helpers/definitions.ts'
 import { createNetnsLab, type NetnsLab, netnsSupport, waitForLine } from '../helpers/netns.ts'
 
 const support = await netnsSupport()
@@ -28,22 +29,7 @@ function icmpOf(outcome: ProbeOutcome): IcmpDetails {
 function icmpCheck(request: Partial<IcmpCheck['request']>, rest: Partial<IcmpCheck> = {}): IcmpCheck {
   return {
     type: 'ICMP',
-    logicalId: 'icmp-netns',
-    name: 'ICMP netns',
-    activated: true,
-    muted: false,
-    tags: [],
-    frequencySeconds: 60,
-    locations: [],
-    privateLocations: [],
-    retryStrategy: {
-      type: 'NONE',
-      baseBackoffSeconds: 0,
-      maxRetries: 0,
-      maxDurationSeconds: 0,
-      sameRegion: true,
-    },
-    environmentVariables: [],
+    ...baseFields('icmp-netns', 'ICMP netns'),
     request: { hostname: '198.18.0.2', ipFamily: 'IPv4', pingCount: 3, assertions: [], ...request },
     degradedPacketLossThreshold: 10,
     maxPacketLossThreshold: 90,

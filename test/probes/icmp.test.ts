@@ -6,26 +6,12 @@ import type { IcmpCheck } from '../../src/model/checks.ts'
 import type { ProbeContext } from '../../src/model/probe.ts'
 import { createIcmpProbe, type IcmpDetails } from '../../src/probes/icmp.ts'
 import { capabilityHasNetRaw, detectIcmpCapability, groupInRange } from '../../src/probes/icmp-capability.ts'
+import { baseFields } from '../helpers/definitions.ts'
 
 function icmpCheck(request: Partial<IcmpCheck['request']> = {}, rest: Partial<IcmpCheck> = {}): IcmpCheck {
   return {
     type: 'ICMP',
-    logicalId: 'icmp-loopback',
-    name: 'ICMP loopback',
-    activated: true,
-    muted: false,
-    tags: [],
-    frequencySeconds: 60,
-    locations: [],
-    privateLocations: [],
-    retryStrategy: {
-      type: 'NONE',
-      baseBackoffSeconds: 0,
-      maxRetries: 0,
-      maxDurationSeconds: 0,
-      sameRegion: true,
-    },
-    environmentVariables: [],
+    ...baseFields('icmp-loopback', 'ICMP loopback'),
     request: { hostname: '127.0.0.1', ipFamily: 'IPv4', pingCount: 3, assertions: [], ...request },
     degradedPacketLossThreshold: 10,
     maxPacketLossThreshold: 20,
