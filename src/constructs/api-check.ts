@@ -25,6 +25,7 @@ import {
   checkKeyValueArray,
   checkKnownKeys,
   checkOneOf,
+  checkRequestObject,
   checkString,
   isRecord,
   show,
@@ -109,12 +110,8 @@ export class ApiCheck extends Check<ApiCheckProps> {
       }
     }
     validateRuntimeId(report, 'runtimeId', props.runtimeId, this.kind)
-    const request = props.request
-    if (!isRecord(request)) {
-      report('request', request === undefined ? 'is required' : `must be an object, got ${show(request)}`)
-      return
-    }
-    checkKnownKeys(report, 'request', request, REQUEST_KEYS)
+    const request = checkRequestObject(report, props.request, REQUEST_KEYS)
+    if (!request) return
     validateApiUrl(report, request.url)
     if (request.method === undefined) report('request.method', `is required; one of ${HttpMethod.join(', ')}`)
     checkOneOf(report, 'request.method', request.method, HttpMethod)

@@ -6,7 +6,7 @@ import type { Report } from './diagnostics.ts'
 import { ALL_FREQUENCIES, type Frequency } from './frequency.ts'
 import { resolveResponseTimes, validateResponseTimes } from './response-times.ts'
 import { validateAssertions } from './validate-assertions.ts'
-import { checkHostname, checkInteger, checkKnownKeys, checkOneOf, isRecord, show } from './values.ts'
+import { checkHostname, checkInteger, checkOneOf, checkRequestObject } from './values.ts'
 
 export interface DnsMonitorRequest {
   /** The name to look up. */
@@ -49,12 +49,8 @@ export class DnsMonitor extends Check<DnsMonitorProps> {
 
   protected validateOwn(report: Report, props: Record<string, unknown>): void {
     validateResponseTimes(report, props, DNS_RESPONSE_TIMES)
-    const request = props.request
-    if (!isRecord(request)) {
-      report('request', request === undefined ? 'is required' : `must be an object, got ${show(request)}`)
-      return
-    }
-    checkKnownKeys(report, 'request', request, REQUEST_KEYS)
+    const request = checkRequestObject(report, props.request, REQUEST_KEYS)
+    if (!request) return
     checkHostname(report, 'request.query', request.query)
     checkOneOf(report, 'request.recordType', request.recordType, DnsRecordType)
     if (request.nameServer !== undefined) checkHostname(report, 'request.nameServer', request.nameServer)

@@ -5,7 +5,7 @@ import { Check, type CheckContext, type CheckProps } from './check.ts'
 import type { Report } from './diagnostics.ts'
 import { ALL_FREQUENCIES, type Frequency } from './frequency.ts'
 import { validateAssertions } from './validate-assertions.ts'
-import { checkHostname, checkInteger, checkKnownKeys, checkOneOf, isRecord, show } from './values.ts'
+import { checkHostname, checkInteger, checkOneOf, checkRequestObject } from './values.ts'
 
 export interface IcmpMonitorRequest {
   hostname: string
@@ -63,12 +63,8 @@ export class IcmpMonitor extends Check<IcmpMonitorProps> {
         )
       }
     }
-    const request = props.request
-    if (!isRecord(request)) {
-      report('request', request === undefined ? 'is required' : `must be an object, got ${show(request)}`)
-      return
-    }
-    checkKnownKeys(report, 'request', request, REQUEST_KEYS)
+    const request = checkRequestObject(report, props.request, REQUEST_KEYS)
+    if (!request) return
     checkHostname(report, 'request.hostname', request.hostname)
     checkOneOf(report, 'request.ipFamily', request.ipFamily, ['IPv4', 'IPv6'])
     checkInteger(report, 'request.pingCount', request.pingCount, 1, 50)

@@ -6,15 +6,7 @@ import type { Report } from './diagnostics.ts'
 import { ALL_FREQUENCIES, type Frequency } from './frequency.ts'
 import { resolveResponseTimes, validateResponseTimes } from './response-times.ts'
 import { validateAssertions } from './validate-assertions.ts'
-import {
-  checkHostname,
-  checkInteger,
-  checkKnownKeys,
-  checkOneOf,
-  checkString,
-  isRecord,
-  show,
-} from './values.ts'
+import { checkHostname, checkInteger, checkOneOf, checkRequestObject, checkString } from './values.ts'
 
 export interface TcpMonitorRequest {
   hostname: string
@@ -53,12 +45,8 @@ export class TcpMonitor extends Check<TcpMonitorProps> {
 
   protected validateOwn(report: Report, props: Record<string, unknown>): void {
     validateResponseTimes(report, props, TCP_RESPONSE_TIMES)
-    const request = props.request
-    if (!isRecord(request)) {
-      report('request', request === undefined ? 'is required' : `must be an object, got ${show(request)}`)
-      return
-    }
-    checkKnownKeys(report, 'request', request, REQUEST_KEYS)
+    const request = checkRequestObject(report, props.request, REQUEST_KEYS)
+    if (!request) return
     checkHostname(report, 'request.hostname', request.hostname)
     if (request.port === undefined) report('request.port', 'is required (1..65535)')
     checkInteger(report, 'request.port', request.port, 1, 65535)

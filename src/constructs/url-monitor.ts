@@ -9,10 +9,9 @@ import { validateAssertions } from './validate-assertions.ts'
 import {
   checkBoolean,
   checkKeyValueArray,
-  checkKnownKeys,
   checkOneOf,
+  checkRequestObject,
   checkString,
-  isRecord,
   show,
 } from './values.ts'
 
@@ -63,12 +62,8 @@ export class UrlMonitor extends Check<UrlMonitorProps> {
 
   protected validateOwn(report: Report, props: Record<string, unknown>): void {
     validateResponseTimes(report, props, URL_RESPONSE_TIMES)
-    const request = props.request
-    if (!isRecord(request)) {
-      report('request', request === undefined ? 'is required' : `must be an object, got ${show(request)}`)
-      return
-    }
-    checkKnownKeys(report, 'request', request, REQUEST_KEYS)
+    const request = checkRequestObject(report, props.request, REQUEST_KEYS)
+    if (!request) return
     validateHttpUrl(report, 'request.url', request.url)
     checkOneOf(report, 'request.method', request.method, ['GET', 'HEAD'])
     checkBoolean(report, 'request.followRedirects', request.followRedirects)

@@ -155,3 +155,20 @@ export function checkHostname(report: Report, property: string, value: unknown):
   }
   return true
 }
+
+/**
+ * The `request` every monitor requires: an object with only the keys its kind knows. Returns it for
+ * the field checks that follow, or undefined (already reported) when there is nothing to check.
+ */
+export function checkRequestObject(
+  report: Report,
+  request: unknown,
+  knownKeys: readonly string[],
+): Record<string, unknown> | undefined {
+  if (!isRecord(request)) {
+    report('request', request === undefined ? 'is required' : `must be an object, got ${show(request)}`)
+    return undefined
+  }
+  checkKnownKeys(report, 'request', request, knownKeys)
+  return request
+}
