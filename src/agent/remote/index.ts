@@ -8,7 +8,7 @@ import type { Logger } from '../../telemetry/logger.ts'
 import type { HubRejectedKeyError } from './errors.ts'
 import { createHubClient, type HubClient } from './hub-client.ts'
 import { createRemoteSource, type RemoteSource } from './remote-source.ts'
-import { createSpoolSink, type SpoolSink } from './spool-sink.ts'
+import { createSpoolSink, type SpoolSink, spooledRunIds } from './spool-sink.ts'
 
 export { HubRefusedError, HubRejectedKeyError, HubUnavailableError } from './errors.ts'
 
@@ -64,6 +64,7 @@ export async function createRemoteParts(options: RemotePartsOptions): Promise<Re
     waitSeconds: options.waitSeconds,
     backoff: options.backoff,
     onRejectedKey: options.onRejectedKey,
+    spooled: (runIds) => spooledRunIds(config.dataDir, runIds),
   })
   const sink = await createSpoolSink({
     client,

@@ -44,6 +44,11 @@ export interface RemoteSourceOptions {
   now?: () => number
   /** Told before the iteration ends with a refused key, so the CLI can exit with that message. */
   onRejectedKey?: (error: HubRejectedKeyError) => void
+  /**
+   * Which of these run ids already have a result waiting in the spool (run before a restart): such a
+   * job is held and its lease renewed until that result is delivered, not run a second time.
+   */
+  spooled?: (runIds: readonly string[]) => Promise<ReadonlySet<string>>
 }
 
 interface ClaimedJobWire {
@@ -106,6 +111,17 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
       : 0
   }
   let capacityFreed: () => void = () => {}
+
+  const alreadySpooled = async (runIds: readonly string[]): Promise<ReadonlySet<string>> => {
+    if (options.spooled === undefined) return new Set()
+    try {
+      return await options.spooled(runIds)
+    } catch (error) {
+      // Running a job twice is harmless (the hub keeps one result per run id); dropping it is not.
+      log.warn({ err: (error as Error).message }, 'could not look into the result spool; running the jobs')
+      return new Set()
+    }
+  }
 
   const register = async (signal: AbortSignal): Promise<void> => {
     await client.json(
@@ -221,11 +237,22 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
           )
           if (failures > 0) log.info({ hub: client.baseUrl }, 'the hub is reachable again')
           failures = 0
-          for (const wire of (response.body as { jobs: ClaimedJobWire[] }).jobs) {
+          const claimed = (response.body as { jobs: ClaimedJobWire[] }).jobs
+          const done = await alreadySpooled(claimed.map((wire) => wire.id))
+          for (const wire of claimed) {
             const check = normaliseCheck(wire.check, wire.testSession)
             // A run ends within its timeout (plus the agent's abort grace); ten minutes more is ample.
+            const holdUntil = now() + (timeoutSecondsOf(check) + 600) * 1000
+            if (done.has(wire.id)) {
+              log.info(
+                { runId: wire.id, checkId: check.logicalId },
+                `run ${wire.id} already has a result in the spool (from before a restart); delivering it instead of running the check again`,
+              )
+              scheduleRenewal(wire.id, wire.leaseUntil, holdUntil)
+              continue
+            }
             running.set(wire.id, classOf(check.type))
-            scheduleRenewal(wire.id, wire.leaseUntil, now() + (timeoutSecondsOf(check) + 600) * 1000)
+            scheduleRenewal(wire.id, wire.leaseUntil, holdUntil)
             yield {
               id: wire.id,
               check,

@@ -45,12 +45,40 @@ export interface SpoolSink extends ResultSink {
 
 const MAX_ARTIFACT_BYTES = 150 * 1024 * 1024
 
+/** The run id as it appears in a spool file name: hashed when it is not a plain token. */
+function tokenFor(runId: string): string {
+  return /^[\w-]{1,100}$/.test(runId) ? runId : createHash('sha256').update(runId).digest('hex')
+}
+
 function fileNameFor(result: CheckResult, sequence: number): string {
-  // Sortable by spool time; the run id is hashed when it is not a plain token.
-  const id = /^[\w-]{1,100}$/.test(result.id)
-    ? result.id
-    : createHash('sha256').update(result.id).digest('hex')
-  return `${Date.now().toString().padStart(15, '0')}-${sequence.toString().padStart(6, '0')}-${id}.json`
+  // Sortable by spool time.
+  return `${Date.now().toString().padStart(15, '0')}-${sequence.toString().padStart(6, '0')}-${tokenFor(result.id)}.json`
+}
+
+const SPOOL_FILE = /^\d{15,}-\d{6,}-(.+)\.json$/
+
+/**
+ * Which of these run ids have a result waiting in the spool of `dataDir`: a job the hub hands out
+ * again after a restart (its lease lapsed while the agent was down) is then delivered, not run twice.
+ */
+export async function spooledRunIds(dataDir: string, runIds: readonly string[]): Promise<Set<string>> {
+  if (runIds.length === 0) return new Set()
+  const names = await readdir(path.join(dataDir, 'spool', 'results')).catch(() => [] as string[])
+  const tokens = new Set(names.map((name) => SPOOL_FILE.exec(name)?.[1]).filter((t) => t !== undefined))
+  return new Set(runIds.filter((runId) => tokens.has(tokenFor(runId))))
+}
+
+/** The result in a spool file, or why it is not one. */
+function parseSpooled(text: string): CheckResult | string {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return (error as Error).message
+  }
+  if (typeof value !== 'object' || value === null || typeof (value as { id?: unknown }).id !== 'string')
+    return 'not an object with a string id'
+  return value as CheckResult
 }
 
 export async function createSpoolSink(options: SpoolSinkOptions): Promise<SpoolSink> {
@@ -62,9 +90,16 @@ export async function createSpoolSink(options: SpoolSinkOptions): Promise<SpoolS
   const rejectedDir = path.join(options.dataDir, 'spool', 'rejected')
   await mkdir(dir, { recursive: true })
   await mkdir(rejectedDir, { recursive: true })
-  // Leftovers of a write interrupted before its rename are incomplete by construction.
-  for (const name of await readdir(dir))
-    if (name.endsWith('.tmp')) await rm(path.join(dir, name), { force: true })
+  // Leftovers of a write interrupted before its rename (the agent killed mid-write) are incomplete by
+  // construction: that result never counted as written, so nothing acknowledged is lost with them.
+  const torn = (await readdir(dir)).filter((name) => name.endsWith('.tmp'))
+  for (const name of torn) await rm(path.join(dir, name), { force: true })
+  if (torn.length > 0) {
+    log.warn(
+      { spool: dir, files: torn },
+      `discarded ${torn.length} incomplete spool write(s) left by an agent stopped mid-write`,
+    )
+  }
 
   const stopping = new AbortController()
   let writes: Promise<void> = Promise.resolve()
@@ -123,9 +158,23 @@ export async function createSpoolSink(options: SpoolSinkOptions): Promise<SpoolS
     return uploaded
   }
 
+  const setAside = async (file: string): Promise<void> => {
+    await rename(path.join(dir, file), path.join(rejectedDir, file))
+  }
+
   const deliver = async (file: string): Promise<void> => {
     const full = path.join(dir, file)
-    const result = JSON.parse(await readFile(full, 'utf8')) as CheckResult
+    const text = await readFile(full, 'utf8')
+    const result = parseSpooled(text)
+    if (typeof result === 'string') {
+      // Retrying cannot mend it, and left in place it would block every later result.
+      log.warn(
+        { file, size: text.length, reason: result },
+        `spool file ${file} is not a whole result (${result}); moved to ${rejectedDir}`,
+      )
+      await setAside(file)
+      return
+    }
     const artifacts = await uploadArtifacts(result.artifacts ?? [], result.id)
     try {
       await client.json('POST', '/v1/agent/results', { ...result, artifacts }, stopping.signal)
@@ -135,7 +184,7 @@ export async function createSpoolSink(options: SpoolSinkOptions): Promise<SpoolS
         { runId: result.id, checkId: result.checkId, status: error.status },
         `the hub refused result ${result.id} for good (${error.message}); kept in ${rejectedDir}`,
       )
-      await rename(full, path.join(rejectedDir, file))
+      await setAside(file)
       options.onDelivered?.(result.id)
       return
     }
