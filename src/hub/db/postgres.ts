@@ -1,15 +1,29 @@
 // PostgreSQL through pg's Pool. BIGINT (epoch ms, counts) comes back as a JS number: every value the
-// hub stores fits in 2^53.
+// hub stores fits in 2^53. PostgreSQL going away (stopped, restarted) never ends the hub: every error
+// of a lost connection is handled, queries fail with DatabaseUnavailableError (answered 503), and the
+// pool opens new connections once the server is back.
 
 import pg from 'pg'
+import { DatabaseUnavailableError } from './errors.ts'
+import { translatePostgresError } from './postgres-errors.ts'
 import type { Db, Queryable, Row, SqlValue } from './types.ts'
 
 const INT8_OID = 20
 
-export function openPostgres(connectionString: string, options: { max?: number } = {}): Db {
+export interface PostgresOptions {
+  max?: number
+  /** How long a request waits for a connection before it is answered 503; default 10 s. */
+  connectionTimeoutMs?: number
+}
+
+export function openPostgres(connectionString: string, options: PostgresOptions = {}): Db {
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
+    // Without it a request waits for a connection forever when the server does not answer at all.
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
+    // A server that vanished without closing the socket (host down, network cut) is noticed.
+    keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: string) =>
         oid === INT8_OID
@@ -17,29 +31,51 @@ export function openPostgres(connectionString: string, options: { max?: number }
           : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   })
-  // An idle client losing its connection (server restart) must not crash the hub.
+  // An idle client losing its connection (server restart) must not crash the hub: the pool drops it.
   pool.on('error', () => undefined)
   const query = async <R extends Row>(
     client: pg.Pool | pg.PoolClient,
     sql: string,
     params: readonly SqlValue[],
-  ): Promise<R[]> => (await client.query<R>(sql, params as SqlValue[])).rows
+  ): Promise<R[]> => {
+    try {
+      return (await client.query<R>(sql, params as SqlValue[])).rows
+    } catch (error) {
+      throw translatePostgresError(error)
+    }
+  }
 
   return {
     dialect: 'postgres',
     query: (sql, params = []) => query(pool, sql, params),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-      const client = await pool.connect()
+      let client: pg.PoolClient
       try {
-        await client.query('BEGIN')
+        client = await pool.connect()
+      } catch (error) {
+        throw translatePostgresError(error)
+      }
+      // A checked-out client has no listener of the pool's: the connection ending between two
+      // statements would emit an unhandled 'error' and end the process. The statement waiting (if
+      // any) fails on its own; the client is dropped on release.
+      let lost: unknown
+      const onError = (error: unknown): void => {
+        lost = error
+      }
+      client.on('error', onError)
+      try {
+        await query(client, 'BEGIN', [])
         const value = await fn({ query: (sql, params = []) => query(client, sql, params) })
-        await client.query('COMMIT')
+        await query(client, 'COMMIT', [])
         return value
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined)
+        if (error instanceof DatabaseUnavailableError) lost ??= error
         throw error
       } finally {
-        client.release()
+        client.off('error', onError)
+        // An error destroys the client instead of returning a broken connection to the pool.
+        client.release(lost instanceof Error ? lost : undefined)
       }
     },
     close: () => pool.end(),

@@ -3,6 +3,10 @@
 
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
+import { DatabaseUnavailableError, UnstorableValueError } from '../db/errors.ts'
+
+/** Seconds a client is asked to wait before retrying while the database is unavailable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2
 
 export class HttpError extends Error {
   readonly statusCode: number
@@ -52,6 +56,14 @@ export function installErrorHandlers(app: FastifyInstance): void {
         describeValidation(error.validationContext, error.validation as ValidationIssue[]),
       )
     }
+    if (error instanceof DatabaseUnavailableError) {
+      // One line, no stack: an outage answers every request this way and the cause is the same.
+      request.log.warn({ url: request.url }, error.message)
+      reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
+      return sendError(reply, 503, error.message)
+    }
+    // A value PostgreSQL cannot hold (NUL in text): the caller's input, never a 500.
+    if (error instanceof UnstorableValueError) return sendError(reply, 400, error.message)
     const status = error.statusCode ?? 500
     if (status >= 500) {
       request.log.error({ err: error }, 'request failed')

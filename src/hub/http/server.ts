@@ -12,6 +12,7 @@ import { registerManagementRoutes } from './management-routes.ts'
 import { openApiDocument } from './openapi.ts'
 import { registerPublicRoutes } from './public-routes.ts'
 import { createRouteTable } from './route-table.ts'
+import { errorSchema } from './schemas.ts'
 import { strictBodyValidators } from './validators.ts'
 
 export interface HubAppOptions {
@@ -50,6 +51,24 @@ export async function buildHubApp(options: HubAppOptions): Promise<FastifyInstan
     auth: false,
     schema: { response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } },
     handler: async () => ({ status: 'ok' }),
+  })
+  // Liveness stays /-/health (a database outage must not get the hub restarted); readiness says
+  // whether requests can be served, so a load balancer sends them to a replica that can.
+  table.add(app, {
+    method: 'GET',
+    url: '/-/readiness',
+    auth: false,
+    schema: {
+      summary: 'Readiness: 200 when the database answers, 503 naming the cause while it does not',
+      response: {
+        200: { type: 'object', properties: { status: { type: 'string' } } },
+        503: errorSchema,
+      },
+    },
+    handler: async () => {
+      await options.store.ping()
+      return { status: 'ready' }
+    },
   })
   const document = openApiDocument(table.specs(), AGENT_VERSION)
   app.get('/openapi.json', { config: { auth: false } }, async () => document)

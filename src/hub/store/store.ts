@@ -21,6 +21,8 @@ export interface HubStore
     ChecksStore,
     WebhooksStore {
   readonly dialect: Dialect
+  /** Resolves when the database answers a trivial query (readiness). */
+  ping(): Promise<void>
   close(): Promise<void>
 }
 
@@ -57,6 +59,9 @@ export async function openStore(options: StoreOptions): Promise<HubStore> {
     ...results,
     ...checks,
     ...webhooks,
+    async ping() {
+      await db.query('SELECT 1')
+    },
     close: () => db.close(),
   }
 }

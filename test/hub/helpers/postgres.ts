@@ -14,6 +14,10 @@ export interface TestPostgres {
   url: string
   /** A fresh, empty database in the cluster. */
   createDatabase(): Promise<string>
+  /** Stops the server only (pg_ctl stop -m mode): data and port are kept for resume(). */
+  pause(mode?: 'fast' | 'immediate'): Promise<void>
+  /** Starts a paused server again on the same port with the same data. */
+  resume(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -35,6 +39,12 @@ export async function startPostgres(): Promise<TestPostgres> {
         await client.end()
       }
       return url.replace(/\/[^/]*$/, `/${name}`)
+    },
+    async pause(mode = 'fast') {
+      await run(SCRIPT, ['pause', dir, mode], { timeout: 120_000 })
+    },
+    async resume() {
+      await run(SCRIPT, ['resume', dir], { timeout: 120_000 })
     },
     async stop() {
       await run(SCRIPT, ['stop', dir], { timeout: 120_000 })
