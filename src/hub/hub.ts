@@ -2,6 +2,7 @@
 
 import type { FastifyServerOptions } from 'fastify'
 import type { HubConfig } from './config.ts'
+import { DatabaseUnavailableError } from './db/errors.ts'
 import { buildHubApp } from './http/server.ts'
 import { createNotifier } from './notifier.ts'
 import { type HubStore, openStore } from './store/store.ts'
@@ -57,6 +58,11 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : config.port
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
+  // The timers meet a database outage every second: one line saying so, not a stack each time.
+  const failed = (what: string) => (err: unknown) => {
+    if (err instanceof DatabaseUnavailableError) app.log.warn(`${what} failed: ${err.message}`)
+    else app.log.error({ err }, `${what} failed`)
+  }
   const interval = options.sweepIntervalMs ?? Math.min(5000, (config.jobExpirySeconds * 1000) / 10)
   let sweeping = false
   const timer = setInterval(() => {
@@ -67,7 +73,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       .then((expired) => {
         if (expired > 0) notifier.notify()
       })
-      .catch((err: unknown) => app.log.error({ err }, 'sweep of unclaimed jobs failed'))
+      .catch(failed('sweep of unclaimed jobs'))
       .finally(() => {
         sweeping = false
       })
@@ -81,7 +87,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       .then((queued) => {
         if (queued > 0) notifier.notify()
       })
-      .catch((err: unknown) => app.log.error({ err }, 'scheduling deployed checks failed'))
+      .catch(failed('scheduling deployed checks'))
       .finally(() => {
         scheduling = false
       })
@@ -92,7 +98,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     if (dispatching) return
     dispatching = true
     runWebhooks()
-      .catch((err: unknown) => app.log.error({ err }, 'webhook dispatch failed'))
+      .catch(failed('webhook dispatch'))
       .finally(() => {
         dispatching = false
       })

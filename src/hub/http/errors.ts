@@ -4,6 +4,7 @@
 import { STATUS_CODES } from 'node:http'
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { DatabaseUnavailableError, UnstorableValueError } from '../db/errors.ts'
+import { NO_NUL_PATTERN } from './no-nul.ts'
 
 /** Seconds a client is asked to wait before retrying while the database is unavailable. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2
@@ -21,6 +22,7 @@ export function sendError(reply: FastifyReply, statusCode: number, message: stri
 }
 
 interface ValidationIssue {
+  keyword?: string
   instancePath: string
   message?: string
   params?: Record<string, unknown>
@@ -35,6 +37,10 @@ function describeValidation(context: string | undefined, issues: ValidationIssue
       const extra =
         typeof issue.params?.additionalProperty === 'string' ? `/${issue.params.additionalProperty}` : ''
       const field = `${context ?? 'request'}${issue.instancePath}${missing}${extra}`
+      if (issue.keyword === 'pattern' && issue.params?.pattern === NO_NUL_PATTERN) {
+        const text = typeof issue.data === 'string' ? issue.data : ''
+        return `${field} must not contain the NUL character U+0000 (got ${JSON.stringify(text.slice(0, 80))}${text.length > 80 ? ' (cut)' : ''})`
+      }
       const allowed = Array.isArray(issue.params?.allowedValues)
         ? `: one of ${(issue.params.allowedValues as unknown[]).join(', ')}`
         : ''

@@ -3,6 +3,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import { HttpError } from './errors.ts'
+import { refuseNulInRequests } from './no-nul.ts'
 
 export interface RouteSchema {
   summary?: string
@@ -50,7 +51,7 @@ export function createRouteTable(): RouteTable {
       app.route({
         method: spec.method,
         url: spec.url,
-        schema: spec.schema,
+        schema: refuseNulInRequests(spec.schema),
         config: { auth: spec.auth !== false },
         // The validator would coerce "0x10", " 5" or "1e1" to numbers; the API takes digits only.
         ...(integers.length > 0

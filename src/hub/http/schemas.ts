@@ -175,7 +175,12 @@ export const checkResultSchema = {
     willRetry: { type: 'boolean' },
     assertions: { type: 'array' },
     artifacts: { type: 'array' },
-    agent: { type: 'object', additionalProperties: true },
+    // agent.id is stored in a column of its own (the agent that ran it): declared, so it is checked.
+    agent: {
+      type: 'object',
+      additionalProperties: true,
+      properties: { id: { type: 'string', minLength: 1, maxLength: 100 } },
+    },
   },
 } as const
 
