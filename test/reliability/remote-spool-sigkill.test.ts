@@ -253,13 +253,18 @@ describe('the remote agent SIGKILLed with a full spool', () => {
     const second = await startAgentProcess()
     await until(
       'the spooled jobs claimed again and recognised',
-      () => SPOOLED.every((n) => second.output().includes(`run ${runOf.get(n)} already has a result in the spool`)),
+      () =>
+        SPOOLED.every((n) =>
+          second.output().includes(`run ${runOf.get(n)} already has a result in the spool`),
+        ),
       second,
     )
     await until('the cut-off checks run again', () => RUNNING.every((n) => target.hits(n) === 2), second)
     await until('all eight results spooled', async () => (await spooled()).length === names.length, second)
     await until('the spooled results posted', () => proxy.heldRequests() >= SPOOLED.length, second)
-    expect(second.output()).toMatch(/discarded 1 incomplete spool write\(s\) left by an agent stopped mid-write/)
+    expect(second.output()).toMatch(
+      /discarded 1 incomplete spool write\(s\) left by an agent stopped mid-write/,
+    )
     expect(second.output()).toContain(`spool file ${damaged} is not a whole result`)
 
     // 3. The hub records what was posted, and the agent is killed before it hears back.

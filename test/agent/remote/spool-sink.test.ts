@@ -8,7 +8,7 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { HubRejectedKeyError } from '../../../src/agent/remote/errors.ts'
 import { createHubClient, type HubClient } from '../../../src/agent/remote/hub-client.ts'
-import { createSpoolSink } from '../../../src/agent/remote/spool-sink.ts'
+import { createSpoolSink, spooledRunIds } from '../../../src/agent/remote/spool-sink.ts'
 import type { CheckResult } from '../../../src/model/result.ts'
 import { captureLogger } from '../../helpers/capture-logger.ts'
 import { startTestHub, type TestHub } from '../../hub/helpers/test-hub.ts'
@@ -112,12 +112,58 @@ describe('result spool', () => {
       path.join(spoolDir, '000000000000002-000000-left-1.json'),
       JSON.stringify(result('left-1')),
     )
-    const { log } = captureLogger()
+    const { log, lines } = captureLogger()
     const sink = await createSpoolSink({ client: client(hub.key), dataDir, log })
     await until(async () => (await sink.pending()) === 0, 'the leftover to be delivered')
     await sink.close()
     expect(await readdir(spoolDir)).toEqual([])
     expect(await resultsAtHub()).toEqual(['left-1'])
+    expect(lines().join('\n')).toMatch(
+      /discarded 1 incomplete spool write\(s\) left by an agent stopped mid-write/,
+    )
+  })
+
+  it('a spool file that is not a whole result is set aside with a warning and does not block the rest', async () => {
+    const spoolDir = path.join(dataDir, 'spool', 'results')
+    await mkdir(spoolDir, { recursive: true })
+    await writeFile(path.join(spoolDir, '000000000000001-000000-cut.json'), '{"id":"cut","status":"pas')
+    await writeFile(path.join(spoolDir, '000000000000002-000000-null.json'), 'null')
+    await writeFile(
+      path.join(spoolDir, '000000000000003-000000-after-1.json'),
+      JSON.stringify(result('after-1')),
+    )
+    const { log, lines } = captureLogger()
+    const sink = await createSpoolSink({ client: client(hub.key), dataDir, log })
+    await sink.write(result('after-2'))
+    expect(await sink.drain(20_000)).toBe(true)
+    await sink.close()
+    expect((await resultsAtHub()).sort()).toEqual(['after-1', 'after-2'])
+    expect((await readdir(path.join(dataDir, 'spool', 'rejected'))).sort()).toEqual([
+      '000000000000001-000000-cut.json',
+      '000000000000002-000000-null.json',
+    ])
+    const logged = lines().join('\n')
+    expect(logged).toMatch(/spool file 000000000000001-000000-cut.json is not a whole result \(.*JSON/)
+    expect(logged).toMatch(
+      /spool file 000000000000002-000000-null.json is not a whole result \(not an object/,
+    )
+  })
+
+  it('tells which run ids have a result waiting in the spool', async () => {
+    const { log } = captureLogger()
+    // Unreachable hub: the results stay in the spool.
+    const offline = createHubClient({ baseUrl: 'http://127.0.0.1:9', apiKey: hub.key })
+    clients.push(offline)
+    const sink = await createSpoolSink({ client: offline, dataDir, log })
+    await sink.write(result('run-a'))
+    await sink.write(result('x-run-a'))
+    await sink.write(result('run/with spaces'))
+    await sink.flush()
+    expect(
+      await spooledRunIds(dataDir, ['run-a', 'x-run-a', 'run/with spaces', 'run-b', 'a', 'spaces']),
+    ).toEqual(new Set(['run-a', 'x-run-a', 'run/with spaces']))
+    expect(await spooledRunIds(path.join(dataDir, 'nowhere'), ['run-a'])).toEqual(new Set())
+    await sink.close()
   })
 
   it('the same result written twice (a crash between delivery and delete) is counted once', async () => {
