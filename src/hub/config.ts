@@ -11,6 +11,8 @@ export interface HubConfig {
   host: string
   /** postgres://...; unset means the embedded SQLite file under dataDir. */
   databaseUrl?: string
+  /** PostgreSQL: how long a connection or a statement may take before the request is answered 503 (default 30). */
+  databaseTimeoutSeconds?: number
   dataDir: string
   leaseSeconds: number
   jobExpirySeconds: number
@@ -26,6 +28,7 @@ export function loadHubConfig(env: Env, cwd: string): Readonly<HubConfig> {
     port: intInRange(env, 'HUB_PORT', 8080, 0, 65535),
     host: hostOf(env),
     databaseUrl: optionalUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    databaseTimeoutSeconds: intInRange(env, 'HUB_DATABASE_TIMEOUT_SECONDS', 30, 1, 3600),
     dataDir: path.resolve(cwd, optionalString(env, 'HUB_DATA_DIR') ?? '.outpost/hub'),
     leaseSeconds: intInRange(env, 'HUB_LEASE_SECONDS', 300, 1, 86400),
     jobExpirySeconds: intInRange(env, 'HUB_JOB_EXPIRY_SECONDS', 360, 1, 86400),

@@ -40,6 +40,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
     options.store ??
     (await openStore({
       databaseUrl: config.databaseUrl,
+      databaseTimeoutMs:
+        config.databaseTimeoutSeconds === undefined ? undefined : config.databaseTimeoutSeconds * 1000,
       dataDir: config.dataDir,
       now,
       timings: { leaseMs: config.leaseSeconds * 1000, expireAfterMs: config.jobExpirySeconds * 1000 },

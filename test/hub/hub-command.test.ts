@@ -67,6 +67,11 @@ describe('outpost hub', () => {
       /DATABASE_URL="mysql:\/\/db\/hub" is not valid: expected a URL with scheme postgres or postgresql/,
     ],
     ['HUB_LEASE_SECONDS', '0', /HUB_LEASE_SECONDS="0"/],
+    [
+      'HUB_DATABASE_TIMEOUT_SECONDS',
+      '0',
+      /HUB_DATABASE_TIMEOUT_SECONDS="0" is not valid: expected a whole number from 1 to 3600/,
+    ],
     ['HUB_HOST', 'not a host!', /HUB_HOST="not a host!" is not valid: expected an IP address/],
   ])('%s=%s exits 2 with one line naming variable, value and rule', async (name, value, message) => {
     const captured = io({ [name]: value })

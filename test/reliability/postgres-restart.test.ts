@@ -29,6 +29,23 @@ interface Answer {
   body: unknown
 }
 
+function resultBody(id: string, agentId: string, checkId: string): Record<string, unknown> {
+  return {
+    id,
+    checkId,
+    checkType: 'URL',
+    name: checkId,
+    status: 'passed',
+    startedAt: new Date().toISOString(),
+    durationMs: 3,
+    location: LOCATION,
+    attempt: 1,
+    assertions: [],
+    artifacts: [],
+    agent: { id: agentId, version: '0.0.0', flavor: 'uptime' },
+  }
+}
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function until(what: string, condition: () => boolean | Promise<boolean>, hub: Child): Promise<void> {
@@ -101,7 +118,12 @@ describe('PostgreSQL restarted under load', () => {
 
     const hubDir = await mkdtemp(path.join(tmpdir(), 'outpost-pg-restart-hub-'))
     dirs.push(hubDir)
-    hub = spawnScript(HUB_MAIN, { HUB_PORT: '0', HUB_DATA_DIR: hubDir, DATABASE_URL: databaseUrl }, root)
+    // A short database timeout, so the frozen-server case answers within seconds.
+    hub = spawnScript(
+      HUB_MAIN,
+      { HUB_PORT: '0', HUB_DATA_DIR: hubDir, DATABASE_URL: databaseUrl, HUB_DATABASE_TIMEOUT_SECONDS: '3' },
+      root,
+    )
     hubUrl = (await hub.waitFor(/listening on (http:\/\/\S+)/))[1] as string
     key = (JSON.parse(await readFile(path.join(hubDir, 'credentials.json'), 'utf8')) as { apiKey: string })
       .apiKey
@@ -180,20 +202,7 @@ describe('PostgreSQL restarted under load', () => {
       acknowledged.set(agentId, mine)
       for (let r = 0; r < 1000 && !stopping; r += 1) {
         const id = randomUUID()
-        const body = {
-          id,
-          checkId: `load-${n}`,
-          checkType: 'URL',
-          name: `load ${n}`,
-          status: 'passed',
-          startedAt: new Date().toISOString(),
-          durationMs: 3,
-          location: LOCATION,
-          attempt: 1,
-          assertions: [],
-          artifacts: [],
-          agent: { id: agentId, version: '0.0.0', flavor: 'uptime' },
-        }
+        const body = resultBody(id, agentId, `load-${n}`)
         // Retried even after `stopping`: a result the poster started is never given up.
         for (let attempt = 0; attempt < 2000; attempt += 1) {
           if (success(record('results', await call('POST', '/v1/agent/results', body)).status)) {
@@ -342,5 +351,44 @@ describe('PostgreSQL restarted under load', () => {
     )
     expect(agent.output()).toMatch(/the hub is reachable again; spooled results delivered/)
     expect(agent.child.exitCode).toBeNull()
+  })
+
+  it('a frozen PostgreSQL (SIGSTOP): requests are answered 503 after the timeout, none hangs; after SIGCONT all is well', async () => {
+    const ids = Array.from({ length: 4 }, () => randomUUID())
+    const post = (id: string) => call('POST', '/v1/agent/results', resultBody(id, 'frozen-agent', 'frozen'))
+    await postgres.freeze()
+    let answers: Answer[] = []
+    try {
+      answers = await Promise.all([
+        ...ids.map(post),
+        call('POST', '/v1/status-pages/incidents', { name: 'while frozen', severity: 'MINOR' }),
+        call('GET', '/v1/status-pages/incidents'),
+        call('GET', '/-/readiness'),
+      ])
+    } finally {
+      await postgres.thaw()
+    }
+    for (const answer of answers) {
+      expect(answer.status, answer.message).toBe(503)
+      expect(answer.message).toMatch(
+        /^the hub's database is unavailable \(PostgreSQL: .+\); try again shortly$/,
+      )
+    }
+    expect(hub.child.exitCode).toBeNull()
+
+    // Thawed: the same results posted again are stored, each once.
+    for (const id of ids) {
+      let answer = await post(id)
+      for (let i = 0; i < 200 && answer.status === 503; i += 1) {
+        await pause(50)
+        answer = await post(id)
+      }
+      expect(answer.status, answer.message).toBe(201)
+    }
+    expect((await call('GET', '/-/readiness')).status).toBe(200)
+    const stored = (await call('GET', '/v1/check-results/frozen?limit=100')).body as {
+      entries: Array<{ id: string }>
+    }
+    expect(stored.entries.map((e) => e.id).sort()).toEqual([...ids].sort())
   })
 })

@@ -29,6 +29,8 @@ const UNSTORABLE_STATES = new Set(['22021', '22P05'])
 const CONNECTION_MESSAGES = [
   /^Connection terminated/,
   /^timeout exceeded when trying to connect/,
+  // query_timeout: the server took the statement and never answered.
+  /^Query read timeout/,
   /is not queryable$/,
   /^Cannot use a pool after calling end/,
 ]

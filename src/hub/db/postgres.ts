@@ -12,17 +12,18 @@ const INT8_OID = 20
 
 export interface PostgresOptions {
   max?: number
-  /** How long a request waits for a connection before it is answered 503; default 10 s. */
-  connectionTimeoutMs?: number
+  /** How long a connection or one statement may take before the request is answered 503; default 30 s. */
+  timeoutMs?: number
 }
 
 export function openPostgres(connectionString: string, options: PostgresOptions = {}): Db {
   const pool = new pg.Pool({
     connectionString,
     max: options.max ?? 10,
-    // Without it a request waits for a connection forever when the server does not answer at all.
-    connectionTimeoutMillis: options.connectionTimeoutMs ?? 10_000,
-    // A server that vanished without closing the socket (host down, network cut) is noticed.
+    // Without these a request waits forever on a server that accepts connections and never answers
+    // (frozen, or gone behind a network cut without a reset).
+    connectionTimeoutMillis: options.timeoutMs ?? 30_000,
+    query_timeout: options.timeoutMs ?? 30_000,
     keepAlive: true,
     types: {
       getTypeParser: ((oid: number, format?: string) =>
@@ -69,8 +70,10 @@ export function openPostgres(connectionString: string, options: PostgresOptions 
         await query(client, 'COMMIT', [])
         return value
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined)
+        // A lost or silent connection is dropped instead: ROLLBACK would wait behind the stuck
+        // statement, and the server rolls back when the connection closes.
         if (error instanceof DatabaseUnavailableError) lost ??= error
+        else await client.query('ROLLBACK').catch(() => undefined)
         throw error
       } finally {
         client.off('error', onError)

@@ -29,6 +29,8 @@ export interface HubStore
 export interface StoreOptions {
   /** postgres://... selects PostgreSQL; otherwise SQLite at `<dataDir>/hub.sqlite`. */
   databaseUrl?: string
+  /** PostgreSQL: connection and statement timeout; default 30 s. */
+  databaseTimeoutMs?: number
   dataDir: string
   timings: JobTimings
   now?: () => number
@@ -36,7 +38,7 @@ export interface StoreOptions {
 
 export async function openStore(options: StoreOptions): Promise<HubStore> {
   const db: Db = options.databaseUrl
-    ? openPostgres(options.databaseUrl)
+    ? openPostgres(options.databaseUrl, { timeoutMs: options.databaseTimeoutMs })
     : openSqlite(path.join(options.dataDir, 'hub.sqlite'))
   try {
     await migrate(db)

@@ -18,6 +18,10 @@ export interface TestPostgres {
   pause(mode?: 'fast' | 'immediate'): Promise<void>
   /** Starts a paused server again on the same port with the same data. */
   resume(): Promise<void>
+  /** SIGSTOP the server and its backends: connections are accepted and never answered. */
+  freeze(): Promise<void>
+  /** SIGCONT after freeze(). */
+  thaw(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -45,6 +49,12 @@ export async function startPostgres(): Promise<TestPostgres> {
     },
     async resume() {
       await run(SCRIPT, ['resume', dir], { timeout: 120_000 })
+    },
+    async freeze() {
+      await run(SCRIPT, ['freeze', dir], { timeout: 60_000 })
+    },
+    async thaw() {
+      await run(SCRIPT, ['thaw', dir], { timeout: 60_000 })
     },
     async stop() {
       await run(SCRIPT, ['stop', dir], { timeout: 120_000 })
