@@ -62,7 +62,8 @@ export async function startHub(options: HubOptions): Promise<Hub> {
   const host = config.host.includes(':') ? `[${config.host}]` : config.host
   // The timers meet a database outage every second: one line saying so, not a stack each time.
   const failed = (what: string) => (err: unknown) => {
-    if (err instanceof DatabaseUnavailableError) app.log.warn(`${what} failed: ${err.message}`)
+    if (err instanceof DatabaseUnavailableError)
+      app.log.warn({ cause: String(err.cause) }, `${what} failed: ${err.message}`)
     else app.log.error({ err }, `${what} failed`)
   }
   const interval = options.sweepIntervalMs ?? Math.min(5000, (config.jobExpirySeconds * 1000) / 10)

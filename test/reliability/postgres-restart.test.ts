@@ -27,6 +27,7 @@ interface Answer {
   status: number | 'aborted' | 'network'
   message: string
   body: unknown
+  retryAfter?: string | null
 }
 
 function resultBody(id: string, agentId: string, checkId: string): Record<string, unknown> {
@@ -93,7 +94,12 @@ describe('PostgreSQL restarted under load', () => {
       }
       const message =
         typeof parsed === 'object' && parsed !== null && 'message' in parsed ? String(parsed.message) : text
-      return { status: response.status, message, body: parsed }
+      return {
+        status: response.status,
+        message,
+        body: parsed,
+        retryAfter: response.headers.get('retry-after'),
+      }
     } catch (error) {
       const name = (error as Error).name
       return {
@@ -263,7 +269,11 @@ describe('PostgreSQL restarted under load', () => {
       if (mode === 'immediate') {
         // The held runs finish now: the agent's results meet the outage and wait in its spool.
         for (const release of held.splice(0)) release()
-        await until('the agent to report into the outage', () => /answered 503/.test(agent.output()), hub)
+        await until(
+          'the agent to report into the outage',
+          () => /answered 503 to POST \/v1\/agent\/results/.test(agent.output()),
+          hub,
+        )
       }
       await until(
         'every route to meet the outage',
@@ -304,6 +314,7 @@ describe('PostgreSQL restarted under load', () => {
     expect(refused.length).toBeGreaterThan(0)
     for (const answer of refused) {
       expect(answer.status, `${answer.route} (${answer.phase}): ${answer.message}`).toBe(503)
+      expect(answer.retryAfter).toBe('2')
       expect(answer.message).toMatch(
         /^the hub's database is unavailable \(PostgreSQL: .+\); try again shortly$/,
       )

@@ -4,17 +4,18 @@
 
 import { DatabaseUnavailableError, UnstorableValueError } from './errors.ts'
 
-// Socket errors of the connection itself.
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
+// Socket errors of the connection itself, worded without the address: the message reaches callers
+// that have not authenticated (the API key check needs the database too).
+const NETWORK_CODES = new Map([
+  ['ECONNREFUSED', 'connection refused'],
+  ['ECONNRESET', 'connection reset'],
+  ['ECONNABORTED', 'connection aborted'],
+  ['EPIPE', 'connection closed'],
+  ['ETIMEDOUT', 'connection timed out'],
+  ['EHOSTUNREACH', 'host unreachable'],
+  ['ENETUNREACH', 'network unreachable'],
+  ['ENOTFOUND', 'host not found'],
+  ['EAI_AGAIN', 'host name lookup failed'],
 ])
 
 // SQLSTATEs: admin_shutdown, crash_shutdown, cannot_connect_now (starting up / shutting down),
@@ -35,9 +36,9 @@ const CONNECTION_MESSAGES = [
   /^Cannot use a pool after calling end/,
 ]
 
-function reasonOf(error: { code?: unknown; message?: unknown }): string {
-  const message = typeof error.message === 'string' ? error.message : String(error.code)
-  return `PostgreSQL: ${message.slice(0, 200)}`
+function reasonOf(error: Error & { code?: unknown }): string {
+  const network = typeof error.code === 'string' ? NETWORK_CODES.get(error.code) : undefined
+  return `PostgreSQL: ${network ?? error.message.slice(0, 200)}`
 }
 
 /** The error to throw instead of `error`: a DatabaseUnavailableError, an UnstorableValueError, or `error` itself. */

@@ -64,7 +64,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     if (error instanceof DatabaseUnavailableError) {
       // One line, no stack: an outage answers every request this way and the cause is the same.
-      request.log.warn({ url: request.url }, error.message)
+      request.log.warn({ url: request.url, cause: String(error.cause) }, error.message)
       reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS))
       return sendError(reply, 503, error.message)
     }
