@@ -179,7 +179,7 @@ export const checkResultSchema = {
     agent: {
       type: 'object',
       additionalProperties: true,
-      properties: { id: { type: 'string', minLength: 1, maxLength: 100 } },
+      properties: { id: { type: 'string', maxLength: 100 } },
     },
   },
 } as const
