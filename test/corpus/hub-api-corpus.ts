@@ -167,6 +167,14 @@ const cases: ApiCase[] = [
     message: /body\/durationMs/,
   },
   {
+    label: 'result with a name over 1,024 characters (the agent allows 1,024)',
+    method: 'POST',
+    path: '/v1/agent/results',
+    body: result({ name: 'n'.repeat(1025) }),
+    status: 400,
+    message: /^body\/name must NOT have more than 1024 characters/,
+  },
+  {
     label: 'result that is an array',
     method: 'POST',
     path: '/v1/agent/results',
@@ -300,6 +308,15 @@ export function hubApiCorpus(label: string, backend: Backend): void {
       expect(answer.body.message).toMatch(c.message)
       // Nothing stored half-way.
       expect(await stored()).toBe(before)
+    })
+
+    it('a result named with the 1,024 characters the agent allows is taken', async () => {
+      const answer = await send({
+        method: 'POST',
+        path: '/v1/agent/results',
+        body: result({ checkId: 'long-name', name: 'n'.repeat(1024) }),
+      })
+      expect(answer.status, answer.text).toBe(201)
     })
 
     it('NUL in the free-form content of a result is kept: stored as JSON, returned verbatim', async () => {

@@ -165,7 +165,8 @@ export const checkResultSchema = {
     id: { type: 'string', minLength: 1, maxLength: 100 },
     checkId: { type: 'string', minLength: 1, maxLength: 200 },
     checkType: { type: 'string', minLength: 1, maxLength: 40 },
-    name: { type: 'string', maxLength: 1000 },
+    // The agent's limit for a check name (src/constructs/check.ts): a name it accepts is never refused here.
+    name: { type: 'string', maxLength: 1024 },
     status: { type: 'string', enum: ['passed', 'degraded', 'failed'] },
     startedAt: timestamp,
     durationMs: { type: 'number', minimum: 0 },
@@ -204,7 +205,7 @@ export const checkDefinitionSchema = {
       enum: ['URL', 'DNS', 'TCP', 'ICMP', 'HEARTBEAT', 'API', 'MULTI_STEP', 'BROWSER', 'PLAYWRIGHT'],
     },
     logicalId: { type: 'string', minLength: 1, maxLength: 200 },
-    name: { type: 'string', minLength: 1, maxLength: 1000 },
+    name: { type: 'string', minLength: 1, maxLength: 1024 },
     runtimeId: { type: 'string', maxLength: 20 },
   },
 } as const
