@@ -12,7 +12,7 @@ import { type AssertionSubject, evaluateAssertions, unsupportedSource } from './
 import { answerJson, answerLines, type JsonAnswer } from './dns/present.ts'
 import { firstSystemResolver, type NameServer } from './dns/system-resolver.ts'
 import { queryTcp, queryUdp, type RawAnswer, udpRefused } from './dns/transport.ts'
-import { type DecodedMessage, decodeMessage, encodeQuery } from './dns/wire.ts'
+import { createQueryEncoder, type DecodedMessage, decodeMessage, type QueryEncoder } from './dns/wire.ts'
 import { queryJsonPath } from './json-path.ts'
 import { type HostLookup, resolveHost } from './net/timed-connect.ts'
 import { CodedError, classifyNetworkError, type Phase, PhaseError, timeoutError } from './network-errors.ts'
@@ -45,7 +45,8 @@ export interface DnsProbeDependencies {
 }
 
 export function createDnsProbe(dependencies: DnsProbeDependencies = {}): Probe<DnsCheck> {
-  return (check, ctx) => runDnsCheck(check, ctx, dependencies)
+  const encode = createQueryEncoder()
+  return (check, ctx) => runDnsCheck(check, ctx, dependencies, encode)
 }
 
 interface Exchange {
@@ -58,6 +59,7 @@ async function runDnsCheck(
   check: DnsCheck,
   ctx: ProbeContext,
   deps: DnsProbeDependencies,
+  encode: QueryEncoder,
 ): Promise<ProbeOutcome> {
   const request = check.request
   const invalid = validate(check)
@@ -75,7 +77,7 @@ async function runDnsCheck(
         ? { address: nameServer, port }
         : await nameServerFor(check, deps, deadline.signal)
     phase = 'request'
-    exchanged = await exchangeQuery(server, check, deadline.signal)
+    exchanged = await exchangeQuery(server, check, encode, deadline.signal)
   } catch (err) {
     const where = server ? `${server.address}:${server.port}` : (request.nameServer ?? 'system resolver')
     const failedPhase = err instanceof PhaseError ? err.phase : phase
@@ -90,7 +92,7 @@ async function runDnsCheck(
       : classifyNetworkError(err, failedPhase, where)
     // An unanswered UDP query may have met a closed port: ask once more, connected, to tell.
     if (deadline.timedOut && server && request.protocol === 'UDP' && !ctx.signal.aborted) {
-      if (await udpRefused(server, encodeQuery(request.query, request.recordType).bytes)) {
+      if (await udpRefused(server, encode(request.query, request.recordType).bytes)) {
         error = classifyNetworkError(
           Object.assign(new Error('ECONNREFUSED'), { code: 'ECONNREFUSED' }),
           'request',
@@ -187,9 +189,14 @@ export function resolveDnsSource(
   }
 }
 
-async function exchangeQuery(server: NameServer, check: DnsCheck, signal: StopSignal): Promise<Exchange> {
+async function exchangeQuery(
+  server: NameServer,
+  check: DnsCheck,
+  encode: QueryEncoder,
+  signal: StopSignal,
+): Promise<Exchange> {
   const request = check.request
-  const query = encodeQuery(request.query, request.recordType)
+  const query = encode(request.query, request.recordType)
   if (request.protocol === 'TCP') {
     return {
       message: checked(await queryTcp(server, query.bytes, signal), query.id),
@@ -200,7 +207,7 @@ async function exchangeQuery(server: NameServer, check: DnsCheck, signal: StopSi
   const udp = checked(await queryUdp(server, query.id, query.bytes, signal), query.id)
   if (!udp.truncated) return { message: udp, protocol: 'UDP', truncatedRetry: false }
   // The full answer did not fit in a datagram: ask again over TCP (RFC 7766 §5).
-  const retry = encodeQuery(request.query, request.recordType)
+  const retry = encode(request.query, request.recordType)
   return {
     message: checked(await queryTcp(server, retry.bytes, signal), retry.id),
     protocol: 'TCP',

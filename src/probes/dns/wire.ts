@@ -45,6 +45,31 @@ export function encodeQuery(name: string, recordType: DnsRecordType): EncodedQue
   return { id, bytes }
 }
 
+export type QueryEncoder = (name: string, recordType: DnsRecordType) => EncodedQuery
+
+/**
+ * encodeQuery that remembers each (name, type) message and only writes a new id into a copy: a
+ * monitor asks the same question every run, and dns-packet's generic encoder costs more than the
+ * rest of the query's JavaScript. Bounded: past `capacity` different questions it starts over.
+ */
+export function createQueryEncoder(capacity = 1024): QueryEncoder {
+  const templates = new Map<string, Buffer>()
+  return (name, recordType) => {
+    const key = `${recordType} ${name}`
+    let template = templates.get(key)
+    if (template === undefined) {
+      if (templates.size >= capacity) templates.clear()
+      template = encodeQuery(name, recordType).bytes
+      templates.set(key, template)
+    }
+    const id = randomInt(0, 65536)
+    const bytes = Buffer.allocUnsafe(template.length)
+    template.copy(bytes)
+    bytes.writeUInt16BE(id, 0)
+    return { id, bytes }
+  }
+}
+
 export interface DecodedMessage {
   id: number
   isResponse: boolean
