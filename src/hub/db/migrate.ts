@@ -1,7 +1,7 @@
 // The hub's tables. One DDL for both databases: TEXT ids, BIGINT epoch-ms timestamps, INTEGER 0/1
 // booleans, JSON as TEXT. Statements are idempotent so every replica may run them on start.
 
-import type { Db } from './types.ts'
+import type { Db, Queryable } from './types.ts'
 
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS accounts (
@@ -47,7 +47,7 @@ const TABLES = [
   `CREATE TABLE IF NOT EXISTS results (
     account_id TEXT NOT NULL, id TEXT NOT NULL, check_id TEXT NOT NULL, check_type TEXT NOT NULL,
     status TEXT NOT NULL, started_at BIGINT NOT NULL, session_id TEXT, agent_id TEXT, body TEXT NOT NULL,
-    received_at BIGINT NOT NULL, PRIMARY KEY (account_id, id))`,
+    received_at BIGINT NOT NULL, placeholder INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (account_id, id))`,
   `CREATE INDEX IF NOT EXISTS results_by_check ON results (account_id, check_id, started_at DESC, id DESC)`,
   `CREATE TABLE IF NOT EXISTS agents (
     id TEXT NOT NULL, account_id TEXT NOT NULL, flavor TEXT NOT NULL, version TEXT NOT NULL,
@@ -70,12 +70,51 @@ const TABLES = [
     sha256 TEXT NOT NULL, path TEXT NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (account_id, run_id, name))`,
 ]
 
+interface AddedColumn {
+  table: string
+  column: string
+  definition: string
+  /** Run once, right after the column is added to a table that already had rows. */
+  backfill?: string
+}
+
+// Columns that came after their table: CREATE TABLE IF NOT EXISTS leaves an existing table as it
+// was, so each is added where it is missing.
+const ADDED_COLUMNS: readonly AddedColumn[] = [
+  {
+    // 1: the sweep's JOB_EXPIRED stand-in, which the run's real result may replace once.
+    table: 'results',
+    column: 'placeholder',
+    definition: 'INTEGER NOT NULL DEFAULT 0',
+    // Before the column, a sweep's result was the only one recorded without an agent for an expired job.
+    backfill: `UPDATE results SET placeholder = 1 WHERE agent_id IS NULL AND status = 'failed' AND EXISTS
+      (SELECT 1 FROM jobs j WHERE j.account_id = results.account_id AND j.id = results.id AND j.state = 'expired')`,
+  },
+]
+
 // Any fixed number: replicas starting together take turns creating tables instead of colliding.
 const MIGRATION_LOCK = 748_311
+
+async function hasColumn(db: Db, tx: Queryable, table: string, column: string): Promise<boolean> {
+  const rows =
+    db.dialect === 'postgres'
+      ? await tx.query(
+          `SELECT 1 AS found FROM information_schema.columns
+           WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2`,
+          [table, column],
+        )
+      : await tx.query('SELECT 1 AS found FROM pragma_table_info($1) WHERE name = $2', [table, column])
+  return rows.length > 0
+}
 
 export async function migrate(db: Db): Promise<void> {
   await db.transaction(async (tx) => {
     if (db.dialect === 'postgres') await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`)
     for (const statement of TABLES) await tx.query(statement)
+    for (const added of ADDED_COLUMNS) {
+      if (await hasColumn(db, tx, added.table, added.column)) continue
+      await tx.query(`ALTER TABLE ${added.table} ADD COLUMN ${added.column} ${added.definition}`)
+      if (added.backfill !== undefined) await tx.query(added.backfill)
+    }
   })
 }

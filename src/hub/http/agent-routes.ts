@@ -224,7 +224,9 @@ export function registerAgentRoutes(app: FastifyInstance, table: RouteTable, dep
     method: 'POST',
     url: '/v1/agent/results',
     schema: {
-      summary: 'Reports a CheckResult; idempotent by its id (the run id): 201 the first time, 200 after',
+      summary:
+        'Reports a CheckResult; idempotent by its id (the run id): 201 the first time, 200 after. A result ' +
+        'arriving after the hub recorded the run as JOB_EXPIRED replaces that placeholder (201, replaced: true)',
       headers: accountHeader,
       body: checkResultSchema,
       response: {
@@ -236,7 +238,15 @@ export function registerAgentRoutes(app: FastifyInstance, table: RouteTable, dep
         201: {
           type: 'object',
           required: ['id', 'duplicate'],
-          properties: { id: { type: 'string' }, duplicate: { type: 'boolean' } },
+          properties: {
+            id: { type: 'string' },
+            duplicate: { type: 'boolean' },
+            replaced: {
+              type: 'boolean',
+              description:
+                'true when this result took the place of the JOB_EXPIRED result the hub had recorded',
+            },
+          },
         },
         ...errors,
       },
@@ -245,10 +255,17 @@ export function registerAgentRoutes(app: FastifyInstance, table: RouteTable, dep
       const result = request.body as IncomingResult & { agent: { id?: unknown } }
       const agent = typeof result.agent.id === 'string' ? result.agent.id : null
       const outcome = await store.recordResult(request.accountId, result, agent)
-      if (outcome === 'created') deps.notifier.notify()
+      if (outcome === 'duplicate') return reply.code(200).send({ id: result.id, duplicate: true })
+      if (outcome === 'replaced') {
+        request.log.info(
+          { runId: result.id, checkId: result.checkId, agentId: agent },
+          `run ${result.id} reported after it was recorded as JOB_EXPIRED: its result replaced the placeholder`,
+        )
+      }
+      deps.notifier.notify()
       return reply
-        .code(outcome === 'created' ? 201 : 200)
-        .send({ id: result.id, duplicate: outcome === 'duplicate' })
+        .code(201)
+        .send({ id: result.id, duplicate: false, ...(outcome === 'replaced' ? { replaced: true } : {}) })
     },
   })
 

@@ -4,10 +4,16 @@
 // agent claimed it in time, or cancelled with its session. A claimed job whose lease ran out is
 // claimable again: its agent vanished. Results are keyed by run id, so a second delivery of the same
 // result (a retry after a lost response, or a second agent after a lapsed lease) changes nothing.
+// One exception: the failed JOB_EXPIRED result the sweep records for a job that never reported is a
+// placeholder, and the run's real result replaces it once if it still arrives (an agent's spool
+// delivered after a hub outage or agent downtime longer than lease + expiry); the job is then done
+// and its session settled again from the real outcome.
 
 import type { Db, Queryable, SqlValue } from '../db/types.ts'
+import { expiredResult } from './expired-result.ts'
 import { newId } from './ids.ts'
 import type { SessionStatus } from './model.ts'
+import { insertResult, replacePlaceholder } from './result-rows.ts'
 
 export interface JobTimings {
   /** How long a claim holds before the job may run elsewhere. */
@@ -68,43 +74,23 @@ interface JobRow {
   check_id: string
   check_type: string
   location: string
+  state: string
   definition: string
   session_id: string | null
   test_session: number
   due_at: number
   claims: number
+  claimed_by: string | null
   lease_until: number | null
 }
 
 const FINISHED_JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
 
 const JOB_COLUMNS =
-  'id, account_id, check_id, check_type, location, definition, session_id, test_session, due_at, claims, lease_until'
+  'id, account_id, check_id, check_type, location, state, definition, session_id, test_session, due_at, claims, claimed_by, lease_until'
 
 function placeholders(count: number, from: number): string {
   return Array.from({ length: count }, (_, i) => `$${i + from}`).join(', ')
-}
-
-function expiredResult(job: JobRow, at: number, expireAfterMs: number): IncomingResult {
-  const check = JSON.parse(job.definition) as QueuedCheck
-  return {
-    id: job.id,
-    checkId: job.check_id,
-    checkType: job.check_type,
-    name: typeof check.name === 'string' ? check.name : job.check_id,
-    status: 'failed',
-    startedAt: new Date(at).toISOString(),
-    durationMs: 0,
-    location: job.location,
-    attempt: job.claims + 1,
-    ...(job.session_id ? { sessionId: job.session_id } : {}),
-    error: {
-      code: 'JOB_EXPIRED',
-      message: `no agent at location ${job.location} claimed the job within ${Math.round(expireAfterMs / 1000)} s`,
-    },
-    assertions: [],
-    artifacts: [],
-  }
 }
 
 /** A session's final status from its jobs, or RUNNING while any is unfinished. */
@@ -122,52 +108,36 @@ export function createJobsStore(db: Db, now: () => number, timings: JobTimings) 
   const skipLocked = db.dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''
   const lock = db.dialect === 'postgres' ? ' FOR UPDATE' : ''
 
-  async function settleSession(tx: Queryable, sessionId: string, at: number): Promise<void> {
+  /**
+   * Sets the session's status from its jobs once none is unfinished. Only a session in one of
+   * `settles` is looked at: RUNNING normally; also TIMED_OUT when a late result replaced the
+   * placeholder that may have timed it out (a FAILED, PASSED or CANCELLED session is final).
+   */
+  async function settleSession(
+    tx: Queryable,
+    sessionId: string,
+    at: number,
+    settles: readonly SessionStatus[] = ['RUNNING'],
+  ): Promise<void> {
     const sessions = await tx.query<{ status: string }>(
       `SELECT status FROM check_sessions WHERE id = $1${lock}`,
       [sessionId],
     )
-    if (sessions[0]?.status !== 'RUNNING') return
+    const status = sessions[0]?.status as SessionStatus | undefined
+    if (status === undefined || !settles.includes(status)) return
     const jobs = await tx.query<{ state: string; status: string | null }>(
       `SELECT j.state, r.status FROM jobs j LEFT JOIN results r ON r.account_id = j.account_id AND r.id = j.id
        WHERE j.session_id = $1`,
       [sessionId],
     )
     const outcome = sessionOutcome(jobs)
-    if (outcome !== 'RUNNING') {
+    if (outcome !== 'RUNNING' && outcome !== status) {
       await tx.query('UPDATE check_sessions SET status = $2, finished_at = $3 WHERE id = $1', [
         sessionId,
         outcome,
         at,
       ])
     }
-  }
-
-  async function insertResult(
-    tx: Queryable,
-    accountId: string,
-    result: IncomingResult,
-    agentId: string | null,
-    at: number,
-  ): Promise<boolean> {
-    const started = Date.parse(result.startedAt)
-    const inserted = await tx.query(
-      `INSERT INTO results (account_id, id, check_id, check_type, status, started_at, session_id, agent_id, body, received_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (account_id, id) DO NOTHING RETURNING id`,
-      [
-        accountId,
-        result.id,
-        result.checkId,
-        result.checkType,
-        result.status,
-        Number.isFinite(started) ? started : at,
-        result.sessionId ?? null,
-        agentId,
-        JSON.stringify(result),
-        at,
-      ],
-    )
-    return inserted.length > 0
   }
 
   return {
@@ -215,6 +185,11 @@ export function createJobsStore(db: Db, now: () => number, timings: JobTimings) 
 
     async cancelSession(accountId: string, sessionId: string): Promise<SessionStatus | null> {
       return db.transaction(async (tx) => {
+        // Jobs before their session, the order results and the sweep lock them in (no deadlock).
+        await tx.query(`SELECT id FROM jobs WHERE account_id = $1 AND session_id = $2 ORDER BY id${lock}`, [
+          accountId,
+          sessionId,
+        ])
         const rows = await tx.query<{ status: string }>(
           `SELECT status FROM check_sessions WHERE account_id = $1 AND id = $2${lock}`,
           [accountId, sessionId],
@@ -328,7 +303,10 @@ export function createJobsStore(db: Db, now: () => number, timings: JobTimings) 
       return rows.length > 0 ? leaseUntil : null
     },
 
-    /** Expires jobs nobody claimed in time, recording a failed JOB_EXPIRED result for each. */
+    /**
+     * Expires jobs nobody claimed in time, and claimed jobs whose lease ran out without a renewal or
+     * a result and that nobody took over in time, recording a failed JOB_EXPIRED placeholder for each.
+     */
     async sweep(): Promise<number> {
       const at = now()
       const cutoff = at - timings.expireAfterMs
@@ -338,9 +316,14 @@ export function createJobsStore(db: Db, now: () => number, timings: JobTimings) 
            OR (state = 'claimed' AND lease_until < $1) LIMIT 500${skipLocked}`,
           [cutoff],
         )
+        // Sessions are locked in one order (by id), so two replicas sweeping at once cannot each hold
+        // a session the other waits for.
+        const sessionKey = (job: JobRow): string => job.session_id ?? ''
+        rows.sort((a, b) => (sessionKey(a) < sessionKey(b) ? -1 : sessionKey(a) > sessionKey(b) ? 1 : 0))
         for (const job of rows) {
           await tx.query(`UPDATE jobs SET state = 'expired', finished_at = $2 WHERE id = $1`, [job.id, at])
-          await insertResult(tx, job.account_id, expiredResult(job, at, timings.expireAfterMs), null, at)
+          const placeholder = expiredResult(job, at, timings.expireAfterMs)
+          await insertResult(tx, job.account_id, placeholder, null, at, 'placeholder')
           if (job.session_id) await settleSession(tx, job.session_id, at)
         }
         // Finished jobs are kept a week (their results stay): enough to investigate, bounded in size.
@@ -352,15 +335,34 @@ export function createJobsStore(db: Db, now: () => number, timings: JobTimings) 
       })
     },
 
-    /** 'created' the first time a run id is reported, 'duplicate' after. */
+    /**
+     * 'created' the first time a run id is reported; 'replaced' when the real result takes the place
+     * of the sweep's JOB_EXPIRED placeholder (once); 'duplicate' otherwise.
+     */
     async recordResult(
       accountId: string,
       result: IncomingResult,
       agentId: string | null,
-    ): Promise<'created' | 'duplicate'> {
+    ): Promise<'created' | 'replaced' | 'duplicate'> {
       const at = now()
       return db.transaction(async (tx) => {
-        if (!(await insertResult(tx, accountId, result, agentId, at))) return 'duplicate'
+        // The job first, as the sweep takes it: a result and a sweep of the same job queue up on its
+        // row instead of each holding what the other waits for (the result row, the job row).
+        await tx.query(`SELECT id FROM jobs WHERE account_id = $1 AND id = $2${lock}`, [accountId, result.id])
+        if (!(await insertResult(tx, accountId, result, agentId, at))) {
+          if (!(await replacePlaceholder(tx, accountId, result, agentId, at))) return 'duplicate'
+          // The run did report after all: its job is done, and a session the placeholder timed out
+          // gets the status its real results give it. A retry the late result asks for is not
+          // started: the session has been answered already.
+          const expired = await tx.query<{ session_id: string | null }>(
+            `UPDATE jobs SET state = 'done', finished_at = $3 WHERE account_id = $1 AND id = $2 AND state = 'expired'
+             RETURNING session_id`,
+            [accountId, result.id, at],
+          )
+          const sessionId = expired[0]?.session_id
+          if (sessionId) await settleSession(tx, sessionId, at, ['RUNNING', 'TIMED_OUT'])
+          return 'replaced'
+        }
         // A result that will be retried leaves its job open until the retry's result (a new run id,
         // same session and check) arrives.
         const next = result.willRetry === true && result.sessionId !== undefined ? 'retrying' : 'done'

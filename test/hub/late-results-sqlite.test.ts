@@ -1,0 +1,3 @@
+import { lateResults } from './late-results.ts'
+
+lateResults('SQLite', { databaseUrl: async () => undefined })
