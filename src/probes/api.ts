@@ -38,7 +38,7 @@ import type { NameServer } from './dns/system-resolver.ts'
 import { type HttpResult, newProgress, performHttpRequest, RequestInputError } from './http/request.ts'
 import { requestFailure } from './http/request-failure.ts'
 import { familyOptionsFor, type HostLookup } from './net/timed-connect.ts'
-import { createRunDeadline } from './run-deadline.ts'
+import { createDeadlineClock, type DeadlineClock } from './run-deadline.ts'
 import { roundMs, roundTimings } from './thresholds.ts'
 
 export const API_LIMITS = {
@@ -75,13 +75,14 @@ export interface ApiProbeDependencies {
 }
 
 export function createApiProbe(deps: ApiProbeDependencies): Probe<ApiCheck> {
+  const clock = createDeadlineClock()
   return async (check, ctx) => {
     const secrets = new Set<string>([
       ...(deps.secretValues ?? []),
       ...secretsFromEnv(deps.env).map((s) => s.value),
       ...checkSecretValues(check.environmentVariables),
     ])
-    const outcome = await runApiCheck(check, ctx, deps, secrets).catch(
+    const outcome = await runApiCheck(check, ctx, deps, secrets, clock).catch(
       (err: unknown): ProbeOutcome => ({
         status: 'failed',
         error: { code: 'INTERNAL_ERROR', message: err instanceof Error ? err.message : String(err) },
@@ -99,6 +100,7 @@ async function runApiCheck(
   ctx: ProbeContext,
   deps: ApiProbeDependencies,
   secrets: Set<string>,
+  clock: DeadlineClock,
 ): Promise<ProbeOutcome> {
   let variables = requestVariables(check.environmentVariables, deps.env)
   // Filled before the setup script, so it sees (and can sign) the real values; filled again after
@@ -156,7 +158,7 @@ async function runApiCheck(
     }
   }
 
-  const deadline = createRunDeadline(ctx.signal, check.maxResponseTime)
+  const deadline = clock.start(ctx.signal, check.maxResponseTime)
   const progress = newProgress(wire.url)
   let result: HttpResult
   try {

@@ -16,7 +16,7 @@ import { createQueryEncoder, type DecodedMessage, decodeMessage, type QueryEncod
 import { queryJsonPath } from './json-path.ts'
 import { type HostLookup, resolveHost } from './net/timed-connect.ts'
 import { CodedError, classifyNetworkError, type Phase, PhaseError, timeoutError } from './network-errors.ts'
-import { createRunDeadline, type StopSignal } from './run-deadline.ts'
+import { createDeadlineClock, type DeadlineClock, type StopSignal } from './run-deadline.ts'
 import { decideStatus, roundMs } from './thresholds.ts'
 
 export const DNS_ASSERTION_SOURCES = [
@@ -45,8 +45,14 @@ export interface DnsProbeDependencies {
 }
 
 export function createDnsProbe(dependencies: DnsProbeDependencies = {}): Probe<DnsCheck> {
-  const encode = createQueryEncoder()
-  return (check, ctx) => runDnsCheck(check, ctx, dependencies, encode)
+  const tools: DnsProbeTools = { encode: createQueryEncoder(), clock: createDeadlineClock() }
+  return (check, ctx) => runDnsCheck(check, ctx, dependencies, tools)
+}
+
+/** What one probe instance keeps for all its runs. */
+interface DnsProbeTools {
+  encode: QueryEncoder
+  clock: DeadlineClock
 }
 
 interface Exchange {
@@ -59,13 +65,13 @@ async function runDnsCheck(
   check: DnsCheck,
   ctx: ProbeContext,
   deps: DnsProbeDependencies,
-  encode: QueryEncoder,
+  { encode, clock }: DnsProbeTools,
 ): Promise<ProbeOutcome> {
   const request = check.request
   const invalid = validate(check)
   if (invalid)
     return { status: 'failed', error: { code: 'INVALID_REQUEST', message: invalid }, assertions: [] }
-  const deadline = createRunDeadline(ctx.signal, check.maxResponseTime)
+  const deadline = clock.start(ctx.signal, check.maxResponseTime)
   let phase: Phase = 'dns'
   let server: NameServer | undefined
   let exchanged: Exchange

@@ -19,12 +19,96 @@ export interface RunDeadline {
   elapsed(): number
   /** True when the probe's own limit fired rather than the job's signal. */
   readonly timedOut: boolean
-  /** Clears the timer and the listener; call once the run is over. */
+  /** Takes the run off its clock and its parent signal; call once the run is over. */
   dispose(): void
 }
 
-export function createRunDeadline(parent: AbortSignal, limitMs: number | undefined): RunDeadline {
-  return new Deadline(parent, limitMs)
+/** Starts run deadlines; one clock per probe instance, shared by all its runs. */
+export interface DeadlineClock {
+  start(parent: AbortSignal, limitMs: number | undefined): RunDeadline
+}
+
+/**
+ * Every run needs a timer for its limit, and a Node timer per run (a Timeout object, its async
+ * hooks, arming and disarming libuv's timer when the run is alone) costs a probe as much as the rest
+ * of its JavaScript. Runs with the same limit expire in the order they started, so the clock keeps
+ * one queue per limit and one Node timer for the earliest of all: starting and ending a run only
+ * link and unlink it. The timer is unref'd: a run in flight holds its own socket or request, which
+ * keeps the process alive; a clock with nothing left to time must not.
+ */
+export function createDeadlineClock(): DeadlineClock {
+  return new Clock()
+}
+
+/** A queue of the runs that share one limit, oldest first (their expiry is in start order). */
+interface Lane {
+  head: Deadline | undefined
+  tail: Deadline | undefined
+}
+
+/** Node can fire a timer up to a millisecond early by performance.now() (it counts whole ms). */
+const EARLY_FIRE_TOLERANCE_MS = 1
+
+class Clock implements DeadlineClock {
+  readonly #lanes = new Map<number, Lane>()
+  #timer: NodeJS.Timeout | undefined
+  #armedFor = Number.POSITIVE_INFINITY
+
+  start(parent: AbortSignal, limitMs: number | undefined): RunDeadline {
+    const deadline = new Deadline(parent, this)
+    if (limitMs !== undefined && limitMs > 0 && !deadline.aborted) this.#enqueue(deadline, limitMs)
+    return deadline
+  }
+
+  #enqueue(deadline: Deadline, limitMs: number): void {
+    deadline.limitMs = limitMs
+    deadline.expiresAt = deadline.startedAt + limitMs
+    let lane = this.#lanes.get(limitMs)
+    if (lane === undefined) {
+      lane = { head: undefined, tail: undefined }
+      this.#lanes.set(limitMs, lane)
+    }
+    deadline.lane = lane
+    deadline.previous = lane.tail
+    if (lane.tail) lane.tail.next = deadline
+    else lane.head = deadline
+    lane.tail = deadline
+    if (deadline.expiresAt < this.#armedFor) this.#arm(deadline.expiresAt)
+  }
+
+  /** Takes a run out of its lane. The timer stays armed: firing early for nobody is cheaper. */
+  unlink(deadline: Deadline): void {
+    const lane = deadline.lane
+    if (lane === undefined) return
+    if (deadline.previous) deadline.previous.next = deadline.next
+    else lane.head = deadline.next
+    if (deadline.next) deadline.next.previous = deadline.previous
+    else lane.tail = deadline.previous
+    deadline.lane = undefined
+    deadline.previous = undefined
+    deadline.next = undefined
+    if (lane.head === undefined && deadline.limitMs !== undefined) this.#lanes.delete(deadline.limitMs)
+  }
+
+  #arm(at: number): void {
+    if (this.#timer) clearTimeout(this.#timer)
+    this.#armedFor = at
+    this.#timer = setTimeout(() => this.#tick(), Math.max(0, Math.ceil(at - performance.now())))
+    this.#timer.unref()
+  }
+
+  #tick(): void {
+    this.#timer = undefined
+    this.#armedFor = Number.POSITIVE_INFINITY
+    const now = performance.now() + EARLY_FIRE_TOLERANCE_MS
+    let next = Number.POSITIVE_INFINITY
+    for (const lane of [...this.#lanes.values()]) {
+      // Firing a run may end others (their listeners dispose them): always re-read the head.
+      while (lane.head !== undefined && lane.head.expiresAt <= now) lane.head.expire()
+      if (lane.head !== undefined && lane.head.expiresAt < next) next = lane.head.expiresAt
+    }
+    if (next !== Number.POSITIVE_INFINITY && next < this.#armedFor) this.#arm(next)
+  }
 }
 
 // A class rather than closures: one allocation per run instead of a dozen, which shows at 20k runs/s.
@@ -32,24 +116,24 @@ class Deadline implements RunDeadline, StopSignal {
   aborted = false
   reason: unknown
   timedOut = false
-  readonly #startedAt = performance.now()
+  readonly startedAt = performance.now()
+  // The clock's bookkeeping: where this run waits, and until when.
+  limitMs: number | undefined
+  expiresAt = Number.POSITIVE_INFINITY
+  lane: Lane | undefined
+  previous: Deadline | undefined
+  next: Deadline | undefined
   readonly #parent: AbortSignal
-  readonly #timer: NodeJS.Timeout | undefined
+  readonly #clock: Clock
   // Rarely more than one listener at a time (the phase under way), so an array beats a Set.
   #listeners: StopListener[] = []
   readonly #onParentAbort = (): void => this.#fire(this.#parent.reason)
 
-  constructor(parent: AbortSignal, limitMs: number | undefined) {
+  constructor(parent: AbortSignal, clock: Clock) {
     this.#parent = parent
+    this.#clock = clock
     if (parent.aborted) this.#fire(parent.reason)
     else parent.addEventListener('abort', this.#onParentAbort, { once: true })
-    this.#timer =
-      limitMs !== undefined && limitMs > 0
-        ? setTimeout(() => {
-            this.timedOut = true
-            this.#fire(new Error(`probe limit of ${limitMs} ms reached`))
-          }, limitMs)
-        : undefined
   }
 
   get signal(): StopSignal {
@@ -57,7 +141,7 @@ class Deadline implements RunDeadline, StopSignal {
   }
 
   elapsed(): number {
-    return performance.now() - this.#startedAt
+    return performance.now() - this.startedAt
   }
 
   addEventListener(_type: 'abort', listener: StopListener): void {
@@ -69,8 +153,15 @@ class Deadline implements RunDeadline, StopSignal {
     if (at >= 0) this.#listeners.splice(at, 1)
   }
 
+  /** Called by the clock when the limit is reached. */
+  expire(): void {
+    this.#clock.unlink(this)
+    this.timedOut = true
+    this.#fire(new Error(`probe limit of ${this.limitMs} ms reached`))
+  }
+
   dispose(): void {
-    if (this.#timer) clearTimeout(this.#timer)
+    this.#clock.unlink(this)
     this.#parent.removeEventListener('abort', this.#onParentAbort)
     this.#listeners = []
   }
@@ -79,6 +170,7 @@ class Deadline implements RunDeadline, StopSignal {
     if (this.aborted) return
     this.aborted = true
     this.reason = why
+    this.#clock.unlink(this)
     const current = this.#listeners
     this.#listeners = []
     for (const listener of current) listener()

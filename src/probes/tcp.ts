@@ -23,7 +23,7 @@ import {
   PhaseError,
   timeoutError,
 } from './network-errors.ts'
-import { createRunDeadline, type RunDeadline, type StopSignal } from './run-deadline.ts'
+import { createDeadlineClock, type DeadlineClock, type RunDeadline, type StopSignal } from './run-deadline.ts'
 import { decideStatus, roundMs, roundTimings } from './thresholds.ts'
 
 export const TCP_ASSERTION_SOURCES = ['RESPONSE_DATA', 'RESPONSE_TIME'] as const
@@ -41,7 +41,8 @@ export interface TcpProbeDependencies {
 }
 
 export function createTcpProbe(dependencies: TcpProbeDependencies = {}): Probe<TcpCheck> {
-  return (check, ctx) => runTcpCheck(check, ctx, dependencies)
+  const clock = createDeadlineClock()
+  return (check, ctx) => runTcpCheck(check, ctx, dependencies, clock)
 }
 
 interface Reply {
@@ -57,13 +58,14 @@ async function runTcpCheck(
   check: TcpCheck,
   ctx: ProbeContext,
   deps: TcpProbeDependencies,
+  clock: DeadlineClock,
 ): Promise<ProbeOutcome> {
   const request = check.request
   const invalid = validate(check)
   if (invalid)
     return { status: 'failed', error: { code: 'INVALID_REQUEST', message: invalid }, assertions: [] }
   const startedAt = performance.now()
-  const deadline = createRunDeadline(ctx.signal, check.maxResponseTime)
+  const deadline = clock.start(ctx.signal, check.maxResponseTime)
   const timings: Timings = { dns: 0, connect: 0, tls: 0, firstByte: 0, download: 0 }
   const target = `${request.hostname}:${request.port}`
   let phase: Phase = 'dns'

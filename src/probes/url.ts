@@ -20,7 +20,7 @@ import {
 import { requestFailure } from './http/request-failure.ts'
 import { queryJsonPath } from './json-path.ts'
 import { familyOptionsFor, type HostLookup } from './net/timed-connect.ts'
-import { createRunDeadline } from './run-deadline.ts'
+import { createDeadlineClock, type DeadlineClock } from './run-deadline.ts'
 import { decideStatus, roundMs, roundTimings } from './thresholds.ts'
 
 export const URL_ASSERTION_SOURCES = [
@@ -56,13 +56,15 @@ export interface UrlProbeDependencies {
 }
 
 export function createUrlProbe(dependencies: UrlProbeDependencies = {}): Probe<UrlCheck> {
-  return (check, ctx) => runUrlCheck(check, ctx, dependencies)
+  const clock = createDeadlineClock()
+  return (check, ctx) => runUrlCheck(check, ctx, dependencies, clock)
 }
 
 async function runUrlCheck(
   check: UrlCheck,
   ctx: ProbeContext,
   deps: UrlProbeDependencies,
+  clock: DeadlineClock,
 ): Promise<ProbeOutcome> {
   const request = check.request
   let url: URL
@@ -80,7 +82,7 @@ async function runUrlCheck(
       assertions: [],
     }
   }
-  const deadline = createRunDeadline(ctx.signal, check.maxResponseTime)
+  const deadline = clock.start(ctx.signal, check.maxResponseTime)
   const progress = newProgress(url)
   let result: HttpResult
   try {
