@@ -177,7 +177,7 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
           if (err instanceof HubRefusedError) {
             log.warn(
               { runId },
-              `the hub no longer leases run ${runId} to this agent; its result may be a duplicate`,
+              `the hub no longer leases run ${runId} to this agent; its result is still delivered, and the hub keeps the first real result for the run (it replaces a JOB_EXPIRED record)`,
             )
             release(runId)
             return

@@ -24,8 +24,13 @@ Environment:
                 (default: embedded SQLite at $HUB_DATA_DIR/hub.sqlite)
   HUB_DATA_DIR  data directory (default ./.outpost/hub): database, credentials, artifacts
   HUB_LEASE_SECONDS             how long a claimed job is held before it may run elsewhere (300)
-  HUB_JOB_EXPIRY_SECONDS        how long a job may wait unclaimed before it expires (360)
+  HUB_JOB_EXPIRY_SECONDS        how long a job may wait unclaimed, or past its lapsed lease,
+                                before it expires as JOB_EXPIRED (360)
   HUB_LOCATION_TIMEOUT_SECONDS  a location without agents for this long is unavailable (600)
+  HUB_DATABASE_TIMEOUT_SECONDS  PostgreSQL: how long a connection or statement may take before
+                                a request is answered 503 (30)
+
+Routes without a key: /-/health (liveness), /-/readiness (503 while the database is down).
 
 Options:
   -h, --help  show this help
