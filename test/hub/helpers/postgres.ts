@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import pg from 'pg'
+import { afterAll, beforeAll } from 'vitest'
 
 const run = promisify(execFile)
 const SCRIPT = path.resolve(import.meta.dirname, '../../../scripts/postgres-test-server')
@@ -58,6 +59,26 @@ export async function startPostgres(): Promise<TestPostgres> {
     },
     async stop() {
       await run(SCRIPT, ['stop', dir], { timeout: 120_000 })
+    },
+  }
+}
+
+/**
+ * A cluster for the test file that calls this (at its top level): started before its suites, stopped
+ * after them. Each databaseUrl() is a fresh, empty database in it.
+ */
+export function postgresForThisFile(): { databaseUrl(): Promise<string> } {
+  let postgres: TestPostgres | undefined
+  beforeAll(async () => {
+    postgres = await startPostgres()
+  }, 600_000)
+  afterAll(async () => {
+    await postgres?.stop()
+  })
+  return {
+    databaseUrl: async () => {
+      if (postgres === undefined) throw new Error('PostgreSQL did not start')
+      return postgres.createDatabase()
     },
   }
 }
