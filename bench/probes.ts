@@ -25,7 +25,7 @@ import { createTcpProbe } from '../src/probes/tcp.ts'
 import { createUrlProbe } from '../src/probes/url.ts'
 import { createScrubber } from '../src/secrets/scrubber.ts'
 import { createLogger } from '../src/telemetry/logger.ts'
-import { baseFields } from '../test/helpers/definitions.ts'
+import { baseFields, urlRequest } from '../test/helpers/definitions.ts'
 import { percentile, ratio } from './lib/stats.ts'
 
 interface Ports {
@@ -159,15 +159,7 @@ function makePairs(ports: Ports): Pair[] {
   const urlCheck: UrlCheck = {
     ...base,
     type: 'URL',
-    request: {
-      url: `${origin}/`,
-      method: 'GET',
-      followRedirects: true,
-      skipSSL: false,
-      ipFamily: 'IPv4',
-      headers: [],
-      assertions: [],
-    },
+    request: urlRequest(`${origin}/`),
   }
   const dnsCheck: DnsCheck = {
     ...base,

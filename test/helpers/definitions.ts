@@ -26,19 +26,24 @@ export function baseFields(logicalId: string, name = logicalId) {
   }
 }
 
+/** A plain GET of `url` over IPv4, redirects followed, nothing asserted beyond the defaults. */
+export function urlRequest(url: string): UrlCheck['request'] {
+  return {
+    url,
+    method: 'GET',
+    followRedirects: true,
+    skipSSL: false,
+    ipFamily: 'IPv4',
+    headers: [],
+    assertions: [],
+  }
+}
+
 export function urlCheck(logicalId: string, overrides: Partial<UrlCheck> = {}): UrlCheck {
   return {
     type: 'URL',
     ...baseFields(logicalId, `URL ${logicalId}`),
-    request: {
-      url: 'http://127.0.0.1:9/',
-      method: 'GET',
-      followRedirects: true,
-      skipSSL: false,
-      ipFamily: 'IPv4',
-      headers: [],
-      assertions: [],
-    },
+    request: urlRequest('http://127.0.0.1:9/'),
     degradedResponseTime: 3000,
     maxResponseTime: 5000,
     ...overrides,

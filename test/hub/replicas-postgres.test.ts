@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { urlRequest } from '../helpers/definitions.ts'
 import { type Child, spawnScript } from './helpers/child.ts'
 import { startPostgres, type TestPostgres } from './helpers/postgres.ts'
 
@@ -58,15 +59,7 @@ describe('two hub replicas on one PostgreSQL with three agents', () => {
     type: 'URL',
     logicalId,
     name: logicalId,
-    request: {
-      url: `${targetUrl}/${logicalId}`,
-      method: 'GET',
-      followRedirects: true,
-      skipSSL: false,
-      ipFamily: 'IPv4',
-      headers: [],
-      assertions: [],
-    },
+    request: urlRequest(`${targetUrl}/${logicalId}`),
     degradedResponseTime: 20_000,
     maxResponseTime: 25_000,
     timeoutSeconds: 30,

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { urlRequest } from '../helpers/definitions.ts'
 import { type Child, spawnScript } from '../hub/helpers/child.ts'
 import { startPostgres, type TestPostgres } from '../hub/helpers/postgres.ts'
 
@@ -182,15 +183,7 @@ describe('PostgreSQL restarted under load', () => {
       type: 'URL',
       logicalId: `hold-${i}`,
       name: `hold-${i}`,
-      request: {
-        url: `${targetUrl}/hold-${i}`,
-        method: 'GET',
-        followRedirects: true,
-        skipSSL: false,
-        ipFamily: 'IPv4',
-        headers: [],
-        assertions: [],
-      },
+      request: urlRequest(`${targetUrl}/hold-${i}`),
       degradedResponseTime: 20_000,
       maxResponseTime: 25_000,
       timeoutSeconds: 30,

@@ -15,7 +15,7 @@ import { type Hub, startHub } from '../../../src/hub/hub.ts'
 import { createScrubber } from '../../../src/secrets/scrubber.ts'
 import { testAgentConfig } from '../../helpers/agent-config.ts'
 import { captureLogger } from '../../helpers/capture-logger.ts'
-import { urlCheck } from '../../helpers/definitions.ts'
+import { urlCheck, urlRequest } from '../../helpers/definitions.ts'
 import { memorySink } from '../../helpers/memory-sink.ts'
 
 const OUTAGE_MS = 60_000
@@ -57,15 +57,7 @@ describe('a minute without the hub', () => {
     const checks = ['o-1', 'o-2', 'o-3'].map((id) =>
       urlCheck(id, {
         frequencySeconds: 2,
-        request: {
-          url: `${targetUrl}/${id}`,
-          method: 'GET',
-          followRedirects: true,
-          skipSSL: false,
-          ipFamily: 'IPv4',
-          headers: [],
-          assertions: [],
-        },
+        request: urlRequest(`${targetUrl}/${id}`),
       }),
     )
     const agent = await startAgent({

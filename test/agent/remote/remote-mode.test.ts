@@ -21,6 +21,7 @@ import type { CheckResult } from '../../../src/model/result.ts'
 import { createScrubber } from '../../../src/secrets/scrubber.ts'
 import { testAgentConfig } from '../../helpers/agent-config.ts'
 import { captureLogger } from '../../helpers/capture-logger.ts'
+import { urlRequest } from '../../helpers/definitions.ts'
 
 const FAST_BACKOFF = { baseMs: 50, maxMs: 400 }
 
@@ -82,15 +83,7 @@ function check(logicalId: string, target: Target): Record<string, unknown> {
     type: 'URL',
     logicalId,
     name: `remote ${logicalId}`,
-    request: {
-      url: `${target.url}/${logicalId}`,
-      method: 'GET',
-      followRedirects: true,
-      skipSSL: false,
-      ipFamily: 'IPv4',
-      headers: [],
-      assertions: [],
-    },
+    request: urlRequest(`${target.url}/${logicalId}`),
     degradedResponseTime: 5000,
     maxResponseTime: 10000,
   }
