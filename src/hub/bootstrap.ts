@@ -1,9 +1,12 @@
 // First start: an account and an API key, so a new user can call the API at once. The key's
 // plaintext is kept only in a 0600 file in the data dir (the database holds its hash), so a later
-// start can print it again.
+// start can print it again. The file is written whole before the database learns the key: a hub
+// killed anywhere in its first start leaves either no file and no account (the next start begins
+// again) or a file whose key the next start registers, never an account whose key nobody has.
 
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, open, readFile, rename } from 'node:fs/promises'
 import path from 'node:path'
+import { newApiKey, newId } from './store/ids.ts'
 import type { HubStore } from './store/store.ts'
 
 export interface Credentials {
@@ -31,21 +34,40 @@ async function readSaved(file: string): Promise<{ accountId: string; apiKey: str
   return undefined
 }
 
+/** Written to a side file, synced, then renamed over the real one: a kill never leaves half a key. */
+async function save(dataDir: string, credentials: { accountId: string; apiKey: string }): Promise<void> {
+  await mkdir(dataDir, { recursive: true })
+  const file = credentialsFile(dataDir)
+  const partial = `${file}.partial`
+  const handle = await open(partial, 'w', 0o600)
+  try {
+    await handle.writeFile(`${JSON.stringify(credentials, null, 2)}\n`)
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+  // A side file left by an earlier kill keeps its old mode through open(); this one must be 0600.
+  await chmod(partial, 0o600)
+  await rename(partial, file)
+}
+
 /** The saved credentials when they still work, else new ones when the database has no account yet. */
 export async function ensureCredentials(store: HubStore, dataDir: string): Promise<Credentials | undefined> {
-  const file = credentialsFile(dataDir)
-  const saved = await readSaved(file)
+  const saved = await readSaved(credentialsFile(dataDir))
   if (saved !== undefined) {
     const key = await store.authenticate(saved.apiKey)
     if (key?.accountIds.includes(saved.accountId)) return { ...saved, created: false }
   }
   if ((await store.countAccounts()) > 0) return undefined
-  const account = await store.createAccount('default')
-  const { key } = await store.createApiKey(account.id, 'created on first start')
-  await mkdir(dataDir, { recursive: true })
-  await writeFile(file, `${JSON.stringify({ accountId: account.id, apiKey: key }, null, 2)}\n`, {
-    mode: 0o600,
+  // A saved key the database never learned (the first start was killed between the two) is the one
+  // the operator may already hold: it is registered rather than replaced.
+  const credentials = saved ?? { accountId: newId(), apiKey: newApiKey() }
+  if (saved === undefined) await save(dataDir, credentials)
+  await store.createAccountWithKey({
+    accountId: credentials.accountId,
+    accountName: 'default',
+    key: credentials.apiKey,
+    keyName: 'created on first start',
   })
-  await chmod(file, 0o600)
-  return { accountId: account.id, apiKey: key, created: true }
+  return { ...credentials, created: true }
 }

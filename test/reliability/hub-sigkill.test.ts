@@ -69,6 +69,20 @@ function inspect<T>(file: string, read: (db: DatabaseSync) => T): T {
   }
 }
 
+/** `outpost hub` on SQLite in `dataDir`, as an operator starts it. */
+function spawnHub(dataDir: string, port: number): AgentProcess {
+  return spawnAgent(['hub'], { HUB_PORT: String(port), HUB_HOST: '127.0.0.1', HUB_DATA_DIR: dataDir })
+}
+
+/** The base URL and API key a started hub printed. */
+function printed(hub: AgentProcess): { url: string; key: string } {
+  const url = /listening on (http:\/\/\S+)/.exec(hub.output())?.[1]
+  const key = /^API key: (\S+)$/m.exec(hub.output())?.[1]
+  if (url === undefined || key === undefined)
+    throw new Error(`the hub printed no URL or key:\n${hub.output()}`)
+  return { url, key }
+}
+
 interface JobRow {
   id: string
   state: string
@@ -97,15 +111,13 @@ describe('the hub SIGKILLed under load and started again', () => {
     let generation = 0
     const current = (): AgentProcess => hubs[hubs.length - 1] as AgentProcess
     const startHubProcess = async (port: number): Promise<{ url: string; key: string }> => {
-      const hub = spawnAgent(['hub'], { HUB_PORT: String(port), HUB_HOST: '127.0.0.1', HUB_DATA_DIR: hubDir })
+      const hub = spawnHub(hubDir, port)
       hubs.push(hub)
       cleanup.push(() => {
         if (hub.child.exitCode === null && hub.child.signalCode === null) hub.child.kill('SIGKILL')
       })
       await hub.waitForOutput(/^Try: /m, 60_000)
-      const url = /listening on (http:\/\/\S+)/.exec(hub.output())?.[1] as string
-      const key = /^API key: (\S+)$/m.exec(hub.output())?.[1] as string
-      return { url, key }
+      return printed(hub)
     }
     const first = await startHubProcess(0)
     const port = Number(new URL(first.url).port)
@@ -363,6 +375,39 @@ describe('the hub SIGKILLed under load and started again', () => {
       expect(hub.output()).not.toMatch(
         /uncaught|unhandled|database disk image is malformed|database is locked/i,
       )
+    }
+  })
+
+  it('a hub killed at any point of its first start starts again with a working, saved key', {
+    timeout: 120_000,
+  }, async () => {
+    // Right after the hub listens it creates the account and saves the key; kills a few moments
+    // apart land across that window. Before the fix, a kill there left an account whose key nobody
+    // had: every later start printed no key, and the embedded hub refused to start.
+    for (const delayMs of [0, 0, 1, 1, 2, 3, 5]) {
+      const dataDir = await mkdtemp(path.join(tmpdir(), 'outpost-hub-first-start-'))
+      cleanup.push(() => rm(dataDir, { recursive: true, force: true }))
+      const hubs = [spawnHub(dataDir, 0)]
+      await hubs[0]?.waitForOutput(/Server listening/, 60_000)
+      await pause(delayMs)
+      hubs[0]?.child.kill('SIGKILL')
+      expect((await hubs[0]?.exited)?.signal).toBe('SIGKILL')
+
+      const again = spawnHub(dataDir, 0)
+      hubs.push(again)
+      cleanup.push(() => {
+        if (again.child.exitCode === null && again.child.signalCode === null) again.child.kill('SIGKILL')
+      })
+      await again.waitForOutput(/^Try: |no saved API key/m, 60_000)
+      expect(again.output()).not.toMatch(/no saved API key/)
+      const { url, key } = printed(again)
+      const saved = JSON.parse(await readFile(path.join(dataDir, 'credentials.json'), 'utf8'))
+      expect(saved.apiKey).toBe(key)
+      const answer = await createHubCaller(url, key)('GET', '/v1/status-pages/incidents')
+      expect(answer.status, `kill ${delayMs} ms after listening: ${answer.message}`).toBe(200)
+      again.child.kill('SIGKILL')
+      await again.exited
+      for (const hub of hubs) expect(hub.output()).not.toMatch(/uncaught|unhandled/i)
     }
   })
 })

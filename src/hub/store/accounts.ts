@@ -78,6 +78,35 @@ export function createAccountsStore(db: Db, now: () => number) {
       return { info: keyInfo(row), key }
     },
 
+    /**
+     * An account and a key for it in one transaction, the key's plaintext chosen by the caller: the
+     * hub's first start saves it to its credentials file before the database learns it.
+     */
+    async createAccountWithKey(input: {
+      accountId: string
+      accountName: string
+      key: string
+      keyName: string
+    }): Promise<void> {
+      const at = now()
+      const keyId = newId()
+      await db.transaction(async (tx) => {
+        await tx.query('INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)', [
+          input.accountId,
+          input.accountName,
+          at,
+        ])
+        await tx.query(
+          'INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+          [keyId, input.accountId, input.keyName, hashApiKey(input.key), input.key.slice(0, 7), at],
+        )
+        await tx.query('INSERT INTO key_accounts (key_id, account_id) VALUES ($1, $2)', [
+          keyId,
+          input.accountId,
+        ])
+      })
+    },
+
     async listApiKeys(accountId: string): Promise<ApiKeyInfo[]> {
       const rows = await db.query<KeyRow>(
         'SELECT id, account_id, name, prefix, created_at FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL ORDER BY created_at, id',
