@@ -24,6 +24,8 @@ const LOCATION = 'hub-sigkill'
 /** Session A: every check passes. Session B: one check answers 500, so the session fails. */
 const SESSION_A = ['a-0', 'a-1', 'a-2']
 const SESSION_B = ['b-0', 'b-bad']
+/** Session C, triggered after the last restart. */
+const SESSION_C = ['c-0']
 const BURST = 40
 /** The burst's answer after which the hub is killed: the rest are cut off mid-flight. */
 const KILL_AFTER_ACKS = 8
@@ -283,6 +285,11 @@ describe('the hub SIGKILLed under load and started again', () => {
       'load on the fourth hub',
       () => ackedIn(3) >= 10 && load.incidents.some((i) => i.ackedIn === 3),
     )
+    // The agent takes jobs from the hub that came back last.
+    const sessionC = await trigger(SESSION_C)
+    const doneC = await completion(sessionC.checkSessionId)
+    expect(doneC.status, doneC.message).toBe(200)
+    expect(doneC.body).toBe('PASSED')
     await load.stop()
 
     // Nothing refused, nothing hung, nothing given up.
@@ -344,10 +351,11 @@ describe('the hub SIGKILLed under load and started again', () => {
     }
 
     // The agent's results: each session run stored once, none run twice (delivered from the spool).
-    for (const [i, name] of [...SESSION_A, ...SESSION_B].entries()) {
+    const allRuns = [...runIds, ...sessionC.runIds]
+    for (const [i, name] of [...SESSION_A, ...SESSION_B, ...SESSION_C].entries()) {
       const answer = await call('GET', `/v1/check-results/${name}?limit=100`)
       expect((answer.body as { entries: Array<{ id: string }> }).entries.map((e) => e.id)).toEqual([
-        runIds[i],
+        allRuns[i],
       ])
       expect(target.hits(name), `${name}: run once`).toBe(1)
     }

@@ -11,8 +11,13 @@ export function openSqlite(file: string): Db {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true })
   const database = new DatabaseSync(file)
   // WAL lets readers in other processes proceed beside the writer; busy_timeout waits for the lock
-  // instead of failing when another process (a second hub on the same file) holds it.
-  database.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON')
+  // instead of failing when another process (a second hub on the same file) holds it. In WAL mode a
+  // commit is in the log before COMMIT returns, so a killed hub loses nothing it acknowledged;
+  // synchronous = FULL (SQLite's default, set here so no build's default can lower it) also fsyncs
+  // the log at each commit, so an acknowledged write survives a power cut too.
+  database.exec(
+    'PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON',
+  )
   const statements = new Map<string, StatementSync>()
   let chain: Promise<unknown> = Promise.resolve()
 
