@@ -109,6 +109,8 @@ export function startWriteLoad(options: WriteLoadOptions) {
   const refused: Array<{ route: string; status: HubAnswer['status']; message: string }> = []
   let inFlight = 0
   let stopping = false
+  // Set when a test gives up: retries end too, so cleanup is not held up by a hub that is gone.
+  let halted = false
 
   const send = async (route: string, method: string, pathname: string, body?: unknown) => {
     inFlight += 1
@@ -127,7 +129,7 @@ export function startWriteLoad(options: WriteLoadOptions) {
   const postResult = async (id: string, checkId: string, agentId: string, onAck?: () => void) => {
     const body = resultBody(id, checkId, agentId)
     let lostAnswers = 0
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS && !halted; attempt += 1) {
       const answer = await send('results', 'POST', '/v1/agent/results', body)
       if (answer.status === 200 || answer.status === 201) {
         results.set(id, { checkId, ackedIn: options.generation(), status: answer.status, lostAnswers })
@@ -155,7 +157,7 @@ export function startWriteLoad(options: WriteLoadOptions) {
     lookUp: () => Promise<T | null | 'unknown'>,
   ): Promise<{ value: T; ackedIn: number } | undefined> => {
     let unsure = false
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS && !halted; attempt += 1) {
       if (unsure) {
         const found = await lookUp()
         if (found === 'unknown') {
@@ -229,6 +231,12 @@ export function startWriteLoad(options: WriteLoadOptions) {
     /** Lets every write already started finish (each until acknowledged), then resolves. */
     async stop(): Promise<void> {
       stopping = true
+      await running
+    },
+    /** Ends every loop at its next step, retries included (cleanup after a failed test). */
+    async halt(): Promise<void> {
+      stopping = true
+      halted = true
       await running
     },
   }
