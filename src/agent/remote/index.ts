@@ -65,8 +65,10 @@ export async function createRemoteParts(options: RemotePartsOptions): Promise<Re
     backoff: options.backoff,
     onRejectedKey: options.onRejectedKey,
     spooled: (runIds) => spooledRunIds(config.dataDir, runIds),
+    // Only called once jobs are claimed, after this function returned: the sink exists by then.
+    reportInvalid: (result) => sink.write(result),
   })
-  const sink = await createSpoolSink({
+  const sink: SpoolSink = await createSpoolSink({
     client,
     dataDir: config.dataDir,
     log,

@@ -5,6 +5,9 @@
 // it never claims work it cannot
 // start before the lease runs out. A refused API key ends the iteration with HubRejectedKeyError
 // (the agent stops with that message); anything transient is retried with backoff and jitter.
+// Nothing the hub sends is trusted (claimed-job.ts): an answer that is not {jobs: [...]} is retried
+// like an outage; a broken job is not run, and is reported failed (INVALID_JOB) when it has a run id;
+// the other jobs of its batch run as usual.
 
 import {
   type CheckDefinition,
@@ -17,8 +20,10 @@ import type { CheckResult } from '../../model/result.ts'
 import type { Logger } from '../../telemetry/logger.ts'
 import type { JobSource } from '../job-source.ts'
 import { type BackoffPolicy, backoffDelayMs, DEFAULT_BACKOFF, pause } from './backoff.ts'
+import { claimedJobsOf, type InvalidClaimedJob, parseClaimedJob, runIdOf } from './claimed-job.ts'
 import { HubRefusedError, HubRejectedKeyError } from './errors.ts'
 import type { HubClient } from './hub-client.ts'
+import { invalidJobMessage, invalidJobResult } from './invalid-job-result.ts'
 
 /** The most jobs the hub hands out per claim. */
 const MAX_CLAIM = 100
@@ -49,16 +54,11 @@ export interface RemoteSourceOptions {
    * job is held and its lease renewed until that result is delivered, not run a second time.
    */
   spooled?: (runIds: readonly string[]) => Promise<ReadonlySet<string>>
-}
-
-interface ClaimedJobWire {
-  id: string
-  check: Record<string, unknown>
-  dueAt: number
-  attempt: number
-  sessionId?: string
-  testSession: boolean
-  leaseUntil: number
+  /**
+   * Where the failed result of a job that cannot run (a broken definition) goes: the result sink,
+   * so the hub learns the run is over. Unset: such a job is only logged and its lease left to lapse.
+   */
+  reportInvalid?: (result: CheckResult) => Promise<void>
 }
 
 /** Fills what the scheduler relies on when the hub sent a sparse definition (a triggered session). */
@@ -190,6 +190,46 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
     renewals.set(runId, timer)
   }
 
+  /**
+   * A job that cannot run is not run. With a run id, its failed result (INVALID_JOB, naming the
+   * field) goes the way every result goes, and its lease is held until that result is delivered,
+   * so the job is not handed to another agent meanwhile; without one there is nothing to report.
+   */
+  const refuse = async (invalid: InvalidClaimedJob): Promise<void> => {
+    const { runId } = invalid
+    if (runId === undefined) {
+      log.warn(
+        { problems: invalid.problems },
+        `job without a usable run id from the hub, skipped: ${invalid.problems.join('; ')}`,
+      )
+      return
+    }
+    const reported = options.reportInvalid !== undefined
+    log.warn(
+      { runId, checkId: invalid.checkId, problems: invalid.problems },
+      `run ${runId}: ${invalidJobMessage(invalid.problems)}; ${reported ? 'reported to the hub as failed' : 'its lease is left to lapse'}`,
+    )
+    if (options.reportInvalid === undefined) return
+    const result = invalidJobResult(
+      { ...invalid, runId },
+      {
+        agent: { id: agent.id, version: agent.version, flavor: agent.flavor },
+        location: agent.location,
+        now: now(),
+      },
+    )
+    try {
+      scheduleRenewal(runId, invalid.leaseUntil ?? now(), now() + 600_000)
+      await options.reportInvalid(result)
+    } catch (error) {
+      release(runId)
+      log.error(
+        { runId, err: (error as Error).message },
+        `could not record the failed result of run ${runId}; the hub gives the job out again when its lease ends`,
+      )
+    }
+  }
+
   const waitForCapacity = (signal: AbortSignal): Promise<void> =>
     new Promise((resolve) => {
       if (free('light') > 0 || free('heavy') > 0 || signal.aborted) {
@@ -237,30 +277,39 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
           )
           if (failures > 0) log.info({ hub: client.baseUrl }, 'the hub is reachable again')
           failures = 0
-          const claimed = (response.body as { jobs: ClaimedJobWire[] }).jobs
-          const done = await alreadySpooled(claimed.map((wire) => wire.id))
+          const claimed = claimedJobsOf(response.body)
+          const done = await alreadySpooled(
+            claimed.map(runIdOf).filter((id): id is string => id !== undefined),
+          )
+          const seen = new Set<string>()
           for (const wire of claimed) {
-            const check = normaliseCheck(wire.check, wire.testSession)
-            // A run ends within its timeout (plus the agent's abort grace); ten minutes more is ample.
-            const holdUntil = now() + (timeoutSecondsOf(check) + 600) * 1000
-            if (done.has(wire.id)) {
-              log.info(
-                { runId: wire.id, checkId: check.logicalId },
-                `run ${wire.id} already has a result in the spool (from before a restart); delivering it instead of running the check again`,
-              )
-              scheduleRenewal(wire.id, wire.leaseUntil, holdUntil)
+            const runId = runIdOf(wire)
+            // The same run twice (in this batch, or still held from an earlier one) runs once.
+            if (runId !== undefined && (seen.has(runId) || renewals.has(runId))) {
+              log.warn({ runId }, `run ${runId} came twice from the hub; the second copy is ignored`)
               continue
             }
-            running.set(wire.id, classOf(check.type))
-            scheduleRenewal(wire.id, wire.leaseUntil, holdUntil)
-            yield {
-              id: wire.id,
-              check,
-              dueAt: wire.dueAt,
-              attempt: wire.attempt,
-              ...(wire.sessionId ? { sessionId: wire.sessionId } : {}),
-              testSession: wire.testSession,
+            if (runId !== undefined) seen.add(runId)
+            const parsed = parseClaimedJob(wire, agent.checkTypes, normaliseCheck)
+            if (!parsed.ok) {
+              await refuse(parsed.value)
+              continue
             }
+            const { job, leaseUntil } = parsed.value
+            const check = job.check
+            // A run ends within its timeout (plus the agent's abort grace); ten minutes more is ample.
+            const holdUntil = now() + (timeoutSecondsOf(check) + 600) * 1000
+            if (done.has(job.id)) {
+              log.info(
+                { runId: job.id, checkId: check.logicalId },
+                `run ${job.id} already has a result in the spool (from before a restart); delivering it instead of running the check again`,
+              )
+              scheduleRenewal(job.id, leaseUntil, holdUntil)
+              continue
+            }
+            running.set(job.id, classOf(check.type))
+            scheduleRenewal(job.id, leaseUntil, holdUntil)
+            yield job
           }
         } catch (error) {
           if (signal.aborted) return
@@ -276,7 +325,7 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
           const delay = backoffDelayMs(failures, backoff)
           log.warn(
             { err: (error as Error).message, retryInMs: delay, failures },
-            `job claim failed; retrying in ${delay} ms`,
+            `job claim failed (${(error as Error).message}); retrying in ${delay} ms`,
           )
           await pause(delay, signal)
         }
