@@ -225,15 +225,15 @@ const cases: PayloadCase[] = [
   // The URL check's own fields.
   {
     kind: 'rejected',
-    label: 'URL without request',
-    mangle: (j) => ({ ...j, check: without(j.check, 'request') }),
-    error: 'check.request: is required',
-  },
-  {
-    kind: 'rejected',
     label: 'request a string',
     mangle: (j) => withCheck(j, { request: 'GET /' }),
     error: 'check.request: must be an object, got "GET /"',
+  },
+  {
+    kind: 'rejected',
+    label: 'request.assertions a string',
+    mangle: (j) => withRequest(j, { assertions: '200' }),
+    error: 'check.request.assertions: must be an array of assertions, got "200"',
   },
   {
     kind: 'rejected',
@@ -258,15 +258,6 @@ const cases: PayloadCase[] = [
     label: 'request.headers an object (values not shown)',
     mangle: (j) => withRequest(j, { headers: [{ key: 'authorization', value: 99 }] }),
     error: 'check.request.headers[0]: must be {key, value} with a non-empty string key and a string value',
-  },
-  {
-    kind: 'rejected',
-    label: 'request.assertions missing',
-    mangle: (j) => ({
-      ...j,
-      check: { ...j.check, request: without(j.check.request as Record<string, unknown>, 'assertions') },
-    }),
-    error: 'check.request.assertions: is required: an array of assertions (may be empty)',
   },
   {
     kind: 'rejected',
@@ -317,7 +308,7 @@ const cases: PayloadCase[] = [
   {
     kind: 'rejected',
     label: 'several problems at once',
-    mangle: (j) => ({ ...withCheck(j, { name: 5, request: { url: [] } }), dueAt: -5 }),
+    mangle: (j) => ({ ...withCheck(j, { name: 5, request: { url: [], method: 'PUT' } }), dueAt: -5 }),
     error:
       'dueAt: must be a number (epoch milliseconds, not negative), got -5; check.name: must be a string, got 5; check.request.url: must be a string, got an array (and 1 more)',
   },

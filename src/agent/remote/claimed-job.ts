@@ -1,10 +1,11 @@
 // One job of a claim answer, checked before it reaches the scheduler. The hub may be newer, older,
 // buggy or not the hub at all (a proxy mangling answers): a job is either a Job the agent can run,
 // or the problems that stop it, each naming the field, the value (cut and quoted) and what is
-// allowed. Only what the agent itself relies on is checked (the scheduler, the result, the shape a
-// probe dereferences); what a probe already validates with a clear message of its own (a DNS name,
-// a hostname's syntax, heartbeat periods) is left to it. Fields this agent does not know are
-// ignored: a newer hub may send more.
+// allowed. The job's own fields and what the agent relies on around every run (type, logicalId,
+// name, timeout, retries, environment) are required and checked; a type's own fields are checked
+// where they are there (types, enumerations, ranges), and one left out is the executor's to judge.
+// What a probe validates in depth with a message of its own (a DNS name, heartbeat periods) is left
+// to it. Fields this agent does not know are ignored: a newer hub may send more.
 
 import { MAX_TIMEOUT_SECONDS } from '../../constructs/check.ts'
 import type { Report } from '../../constructs/diagnostics.ts'
@@ -189,6 +190,17 @@ function checkFiniteNumber(
   return true
 }
 
+function checkRequiredInteger(
+  report: Report,
+  property: string,
+  value: unknown,
+  min: number,
+  max: number,
+): void {
+  if (value === undefined) report(property, `is required: an integer from ${min} to ${max}`)
+  else checkInteger(report, property, value, min, max)
+}
+
 /** A string the agent repeats in results and logs: bounded, and without NUL (the hub refuses it). */
 function checkText(report: Report, property: string, value: unknown, maxLength: number): boolean {
   if (!checkString(report, property, value, { required: true, maxLength })) return false
@@ -278,49 +290,51 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
-/** The request object every probe dereferences; undefined (reported) when there is none. */
+/** The request, when the job has one; a request that is not an object is reported. */
 function requestOf(report: Report, check: Record<string, unknown>): Record<string, unknown> | undefined {
   const request = check.request
-  if (isRecord(request)) return request
-  report('request', request === undefined ? 'is required' : `must be an object, got ${show(request)}`)
+  if (request === undefined || isRecord(request)) return request
+  report('request', `must be an object, got ${show(request)}`)
   return undefined
 }
 
-/** Probes read `.length` of the assertions: a list is required, even an empty one. */
-function checkAssertions(
+/** Each of `fields` that is there, checked by `rule`. */
+function present(
   report: Report,
-  request: Record<string, unknown>,
-  type: 'URL' | 'API' | 'DNS' | 'TCP' | 'ICMP',
+  record: Record<string, unknown>,
+  prefix: string,
+  fields: readonly string[],
+  rule: (report: Report, property: string, value: unknown) => unknown,
 ): void {
-  if (request.assertions === undefined)
-    report('request.assertions', 'is required: an array of assertions (may be empty)')
-  else validateAssertions(report, 'request.assertions', request.assertions, type)
-}
-
-function checkResponseTimes(report: Report, check: Record<string, unknown>): void {
-  for (const field of ['degradedResponseTime', 'maxResponseTime'] as const) {
-    if (check[field] === undefined) report(field, 'is required: milliseconds, a number from 0')
-    else checkFiniteNumber(report, field, check[field], 'milliseconds')
+  for (const field of fields) {
+    if (record[field] !== undefined) rule(report, `${prefix}${field}`, record[field])
   }
 }
 
-function checkRequiredInteger(
-  report: Report,
-  property: string,
-  value: unknown,
-  min: number,
-  max: number,
-): void {
-  if (value === undefined) report(property, `is required: an integer from ${min} to ${max}`)
-  else checkInteger(report, property, value, min, max)
-}
-
-function checkPort(report: Report, property: string, value: unknown): void {
-  checkRequiredInteger(report, property, value, 1, 65_535)
-}
-
-function checkHost(report: Report, property: string, value: unknown): void {
+const responseTime = (report: Report, property: string, value: unknown): boolean =>
+  checkFiniteNumber(report, property, value, 'milliseconds')
+const port = (report: Report, property: string, value: unknown): boolean =>
+  checkInteger(report, property, value, 1, 65_535)
+const host = (report: Report, property: string, value: unknown): boolean =>
   checkText(report, property, value, 253)
+const text = (report: Report, property: string, value: unknown): boolean =>
+  checkString(report, property, value)
+const IP_FAMILIES = ['IPv4', 'IPv6'] as const
+
+/** What an HTTP request (URL and API checks) shares. */
+function checkHttpRequest(
+  report: Report,
+  request: Record<string, unknown>,
+  methods: readonly string[],
+  type: 'URL' | 'API',
+): void {
+  if (request.url !== undefined) validateHttpUrl(report, 'request.url', request.url)
+  checkOneOf(report, 'request.method', request.method, methods)
+  checkBoolean(report, 'request.followRedirects', request.followRedirects)
+  checkBoolean(report, 'request.skipSSL', request.skipSSL)
+  checkOneOf(report, 'request.ipFamily', request.ipFamily, IP_FAMILIES)
+  checkKeyValueArray(report, 'request.headers', request.headers)
+  validateAssertions(report, 'request.assertions', request.assertions, type)
 }
 
 function checkCode(report: Report, property: string, value: unknown): void {
@@ -329,104 +343,83 @@ function checkCode(report: Report, property: string, value: unknown): void {
     return
   }
   const given = ['entrypoint', 'content'].filter((key) => value[key] !== undefined)
-  if (given.length !== 1)
+  if (given.length !== 1) {
     report(
       property,
       `must have exactly one of entrypoint and content, got ${given.length === 0 ? 'neither' : 'both'}`,
     )
+  }
   for (const key of given) checkString(report, `${property}.${key}`, value[key], { required: true })
 }
 
-const IP_FAMILIES = ['IPv4', 'IPv6'] as const
-
+/**
+ * Each type's own fields, where they are there. A field left out is the executor's to judge: the hub
+ * stores sparse definitions as they were given (only type, logicalId and name are required there).
+ */
 const OWN_FIELDS: Partial<Record<CheckType, (report: Report, check: Record<string, unknown>) => void>> = {
   URL(report, check) {
-    checkResponseTimes(report, check)
+    present(report, check, '', ['degradedResponseTime', 'maxResponseTime'], responseTime)
     const request = requestOf(report, check)
-    if (request === undefined) return
-    validateHttpUrl(report, 'request.url', request.url)
-    checkOneOf(report, 'request.method', request.method, ['GET', 'HEAD'])
-    checkBoolean(report, 'request.followRedirects', request.followRedirects)
-    checkBoolean(report, 'request.skipSSL', request.skipSSL)
-    checkOneOf(report, 'request.ipFamily', request.ipFamily, IP_FAMILIES)
-    checkKeyValueArray(report, 'request.headers', request.headers)
-    checkAssertions(report, request, 'URL')
+    if (request !== undefined) checkHttpRequest(report, request, ['GET', 'HEAD'], 'URL')
   },
   API(report, check) {
-    checkResponseTimes(report, check)
+    present(report, check, '', ['degradedResponseTime', 'maxResponseTime'], responseTime)
     checkBoolean(report, 'shouldFail', check.shouldFail)
     checkOneOf(report, 'runtimeId', check.runtimeId, RuntimeId)
-    for (const script of ['setupScript', 'tearDownScript'] as const) {
-      if (check[script] !== undefined) checkCode(report, script, check[script])
-    }
+    present(report, check, '', ['setupScript', 'tearDownScript'], checkCode)
     const request = requestOf(report, check)
     if (request === undefined) return
-    validateHttpUrl(report, 'request.url', request.url)
-    if (request.method === undefined) report('request.method', `is required; one of ${listOf(HttpMethod)}`)
-    else checkOneOf(report, 'request.method', request.method, HttpMethod)
+    checkHttpRequest(report, request, HttpMethod, 'API')
     checkOneOf(report, 'request.bodyType', request.bodyType, BodyType)
     checkString(report, 'request.body', request.body)
-    checkKeyValueArray(report, 'request.headers', request.headers)
     checkKeyValueArray(report, 'request.queryParameters', request.queryParameters)
+    const auth = request.basicAuth
     if (
-      request.basicAuth !== undefined &&
-      !(
-        isRecord(request.basicAuth) &&
-        typeof request.basicAuth.username === 'string' &&
-        typeof request.basicAuth.password === 'string'
-      )
+      auth !== undefined &&
+      !(isRecord(auth) && typeof auth.username === 'string' && typeof auth.password === 'string')
     ) {
+      // Not shown: it holds a password.
       report('request.basicAuth', 'must be {username, password}, both strings')
     }
-    checkBoolean(report, 'request.followRedirects', request.followRedirects)
-    checkBoolean(report, 'request.skipSSL', request.skipSSL)
-    checkOneOf(report, 'request.ipFamily', request.ipFamily, IP_FAMILIES)
-    checkAssertions(report, request, 'API')
   },
   DNS(report, check) {
-    checkResponseTimes(report, check)
+    present(report, check, '', ['degradedResponseTime', 'maxResponseTime'], responseTime)
     const request = requestOf(report, check)
     if (request === undefined) return
-    checkHost(report, 'request.query', request.query)
-    if (request.recordType === undefined)
-      report('request.recordType', `is required; one of ${listOf(DnsRecordType)}`)
-    else checkOneOf(report, 'request.recordType', request.recordType, DnsRecordType)
-    if (request.nameServer !== undefined) checkHost(report, 'request.nameServer', request.nameServer)
-    checkPort(report, 'request.port', request.port)
-    if (request.protocol === undefined) report('request.protocol', 'is required; one of UDP, TCP')
-    else checkOneOf(report, 'request.protocol', request.protocol, ['UDP', 'TCP'])
-    checkAssertions(report, request, 'DNS')
+    present(report, request, 'request.', ['query', 'nameServer'], host)
+    checkOneOf(report, 'request.recordType', request.recordType, DnsRecordType)
+    present(report, request, 'request.', ['port'], port)
+    checkOneOf(report, 'request.protocol', request.protocol, ['UDP', 'TCP'])
+    validateAssertions(report, 'request.assertions', request.assertions, 'DNS')
   },
   TCP(report, check) {
-    checkResponseTimes(report, check)
+    present(report, check, '', ['degradedResponseTime', 'maxResponseTime'], responseTime)
     const request = requestOf(report, check)
     if (request === undefined) return
-    checkHost(report, 'request.hostname', request.hostname)
-    checkPort(report, 'request.port', request.port)
+    present(report, request, 'request.', ['hostname'], host)
+    present(report, request, 'request.', ['port'], port)
     checkOneOf(report, 'request.ipFamily', request.ipFamily, IP_FAMILIES)
     checkString(report, 'request.data', request.data)
-    checkAssertions(report, request, 'TCP')
+    validateAssertions(report, 'request.assertions', request.assertions, 'TCP')
   },
   ICMP(report, check) {
     const request = requestOf(report, check)
     if (request === undefined) return
-    checkHost(report, 'request.hostname', request.hostname)
-    checkRequiredInteger(report, 'request.pingCount', request.pingCount, 1, ICMP_MAX_PING_COUNT)
+    present(report, request, 'request.', ['hostname'], host)
+    checkInteger(report, 'request.pingCount', request.pingCount, 1, ICMP_MAX_PING_COUNT)
     checkOneOf(report, 'request.ipFamily', request.ipFamily, IP_FAMILIES)
-    checkAssertions(report, request, 'ICMP')
+    validateAssertions(report, 'request.assertions', request.assertions, 'ICMP')
   },
   MULTI_STEP(report, check) {
-    checkCode(report, 'code', check.code)
+    present(report, check, '', ['code'], checkCode)
     checkOneOf(report, 'runtimeId', check.runtimeId, RuntimeId)
   },
   BROWSER(report, check) {
-    checkCode(report, 'code', check.code)
+    present(report, check, '', ['code'], checkCode)
     checkOneOf(report, 'runtimeId', check.runtimeId, RuntimeId)
   },
   PLAYWRIGHT(report, check) {
-    checkString(report, 'playwrightConfigPath', check.playwrightConfigPath, { required: true })
-    checkString(report, 'installCommand', check.installCommand)
-    checkString(report, 'testCommand', check.testCommand)
+    present(report, check, '', ['playwrightConfigPath', 'installCommand', 'testCommand'], text)
     checkStringArray(report, 'pwProjects', check.pwProjects)
     checkStringArray(report, 'pwTags', check.pwTags)
   },
