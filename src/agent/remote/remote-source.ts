@@ -286,7 +286,10 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
             const runId = runIdOf(wire)
             // The same run twice (in this batch, or still held from an earlier one) runs once.
             if (runId !== undefined && (seen.has(runId) || renewals.has(runId))) {
-              log.warn({ runId }, `run ${runId} came twice from the hub (this agent holds it already); the copy is ignored`)
+              log.warn(
+                { runId },
+                `run ${runId} came twice from the hub (this agent holds it already); the copy is ignored`,
+              )
               continue
             }
             if (runId !== undefined) seen.add(runId)
