@@ -1,6 +1,8 @@
 // One hub process: store, app, listener and the sweep that expires unclaimed jobs.
 
+import path from 'node:path'
 import type { FastifyServerOptions } from 'fastify'
+import { removeAbandonedUploads } from './abandoned-uploads.ts'
 import type { HubConfig } from './config.ts'
 import { DatabaseUnavailableError } from './db/errors.ts'
 import { buildHubApp } from './http/server.ts'
@@ -66,6 +68,16 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       app.log.warn({ cause: String(err.cause) }, `${what} failed: ${err.message}`)
     else app.log.error({ err }, `${what} failed`)
   }
+  // In the background: a large artifact tree must not hold up the start.
+  removeAbandonedUploads({ artifactsDir: path.join(config.dataDir, 'artifacts'), now })
+    .then(({ removed, bytes }) => {
+      if (removed.length > 0)
+        app.log.info(
+          { files: removed.length, bytes },
+          `removed ${removed.length} artifact upload(s) cut off by an earlier stop (${bytes} bytes)`,
+        )
+    })
+    .catch((err: unknown) => app.log.warn({ err }, 'could not look for abandoned artifact uploads'))
   const interval = options.sweepIntervalMs ?? Math.min(5000, (config.jobExpirySeconds * 1000) / 10)
   let sweeping = false
   const timer = setInterval(() => {

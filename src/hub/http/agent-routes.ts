@@ -337,7 +337,8 @@ export function registerAgentRoutes(app: FastifyInstance, table: RouteTable, dep
         },
       })
       try {
-        await pipeline(body, meter, createWriteStream(partial))
+        // flush: on disk before the rename makes it the artifact, so a crash never leaves a short one.
+        await pipeline(body, meter, createWriteStream(partial, { flush: true }))
       } catch (error) {
         await rm(partial, { force: true })
         if (error instanceof HttpError) reply.header('connection', 'close')
