@@ -252,6 +252,13 @@ export async function createSpoolSink(options: SpoolSinkOptions): Promise<SpoolS
           await handle.close()
         }
         await rename(tmp, path.join(dir, name))
+        // The rename is the commit; syncing the directory makes it survive a power cut too.
+        const directory = await open(dir, 'r')
+        try {
+          await directory.sync()
+        } finally {
+          await directory.close()
+        }
         dirty = true
         wake()
       })
