@@ -3,20 +3,22 @@
 // an agent took and then went silent (it died, or lost the hub): the second may still deliver its
 // real result from its spool, which then replaces this one.
 
-import type { IncomingResult, QueuedCheck } from './jobs.ts'
+import type { IncomingResult, JobRow, QueuedCheck } from './jobs.ts'
 
-export interface ExpiredJob {
-  id: string
-  check_id: string
-  check_type: string
-  location: string
-  state: string
-  definition: string
-  session_id: string | null
-  claims: number
-  claimed_by: string | null
-  lease_until: number | null
-}
+/** The columns of a job row the placeholder is made from. */
+export type ExpiredJob = Pick<
+  JobRow,
+  | 'id'
+  | 'check_id'
+  | 'check_type'
+  | 'location'
+  | 'state'
+  | 'definition'
+  | 'session_id'
+  | 'claims'
+  | 'claimed_by'
+  | 'lease_until'
+>
 
 function reason(job: ExpiredJob, expireAfterMs: number): string {
   const seconds = Math.round(expireAfterMs / 1000)

@@ -67,7 +67,7 @@ export interface IncomingResult {
   [key: string]: unknown
 }
 
-interface JobRow {
+export interface JobRow {
   [column: string]: SqlValue
   id: string
   account_id: string
