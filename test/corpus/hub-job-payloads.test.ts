@@ -227,7 +227,19 @@ const cases: PayloadCase[] = [
     kind: 'rejected',
     label: 'request a string',
     mangle: (j) => withCheck(j, { request: 'GET /' }),
-    error: 'check.request: must be an object, got "GET /"',
+    error: 'check.request: must be an object (a URL check needs one), got "GET /"',
+  },
+  {
+    kind: 'rejected',
+    label: 'request missing',
+    mangle: (j) => ({ ...j, check: without(j.check, 'request') }),
+    error: 'check.request: must be an object (a URL check needs one), got undefined',
+  },
+  {
+    kind: 'rejected',
+    label: 'request.url missing',
+    mangle: (j) => withCheck(j, { request: without(j.check.request as Record<string, unknown>, 'url') }),
+    error: 'check.request.url: is required for URL checks',
   },
   {
     kind: 'rejected',
@@ -282,6 +294,16 @@ const cases: PayloadCase[] = [
         },
       }),
     error: 'check.request.recordType: must be one of A, AAAA, CNAME, MX, NS, TXT, SOA, HTTPS, got "BOGUS"',
+  },
+  {
+    kind: 'rejected',
+    label: 'DNS without a query',
+    mangle: (j) =>
+      withCheck(j, {
+        type: 'DNS',
+        request: { recordType: 'A', nameServer: '127.0.0.1', port: 53, protocol: 'UDP', assertions: [] },
+      }),
+    error: 'check.request.query: is required for DNS checks',
   },
   {
     kind: 'rejected',

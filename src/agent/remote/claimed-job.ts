@@ -290,12 +290,25 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
-/** The request, when the job has one; a request that is not an object is reported. */
-function requestOf(report: Report, check: Record<string, unknown>): Record<string, unknown> | undefined {
+/**
+ * The request every URL, API, DNS, TCP and ICMP check needs, with the fields its probe cannot do
+ * without; anything missing or not an object is reported.
+ */
+function requestOf(
+  report: Report,
+  check: Record<string, unknown>,
+  required: readonly string[],
+): Record<string, unknown> | undefined {
   const request = check.request
-  if (request === undefined || isRecord(request)) return request
-  report('request', `must be an object, got ${show(request)}`)
-  return undefined
+  if (!isRecord(request)) {
+    report('request', `must be an object (a ${String(check.type)} check needs one), got ${show(request)}`)
+    return undefined
+  }
+  for (const field of required) {
+    if (request[field] === undefined)
+      report(`request.${field}`, `is required for ${String(check.type)} checks`)
+  }
+  return request
 }
 
 /** Each of `fields` that is there, checked by `rule`. */
@@ -353,13 +366,13 @@ function checkCode(report: Report, property: string, value: unknown): void {
 }
 
 /**
- * Each type's own fields, where they are there. A field left out is the executor's to judge: the hub
- * stores sparse definitions as they were given (only type, logicalId and name are required there).
+ * Each type's own fields. The request and what its probe cannot do without are required; other
+ * fields left out get the executor's defaults (the hub stores definitions as they were given).
  */
 const OWN_FIELDS: Partial<Record<CheckType, (report: Report, check: Record<string, unknown>) => void>> = {
   URL(report, check) {
     present(report, check, '', ['degradedResponseTime', 'maxResponseTime'], responseTime)
-    const request = requestOf(report, check)
+    const request = requestOf(report, check, ['url'])
     if (request !== undefined) checkHttpRequest(report, request, ['GET', 'HEAD'], 'URL')
   },
   API(report, check) {
@@ -367,7 +380,7 @@ const OWN_FIELDS: Partial<Record<CheckType, (report: Report, check: Record<strin
     checkBoolean(report, 'shouldFail', check.shouldFail)
     checkOneOf(report, 'runtimeId', check.runtimeId, RuntimeId)
     present(report, check, '', ['setupScript', 'tearDownScript'], checkCode)
-    const request = requestOf(report, check)
+    const request = requestOf(report, check, ['url'])
     if (request === undefined) return
     checkHttpRequest(report, request, HttpMethod, 'API')
     checkOneOf(report, 'request.bodyType', request.bodyType, BodyType)
@@ -384,7 +397,7 @@ const OWN_FIELDS: Partial<Record<CheckType, (report: Report, check: Record<strin
   },
   DNS(report, check) {
     present(report, check, '', ['degradedResponseTime', 'maxResponseTime'], responseTime)
-    const request = requestOf(report, check)
+    const request = requestOf(report, check, ['query'])
     if (request === undefined) return
     present(report, request, 'request.', ['query', 'nameServer'], host)
     checkOneOf(report, 'request.recordType', request.recordType, DnsRecordType)
@@ -394,7 +407,7 @@ const OWN_FIELDS: Partial<Record<CheckType, (report: Report, check: Record<strin
   },
   TCP(report, check) {
     present(report, check, '', ['degradedResponseTime', 'maxResponseTime'], responseTime)
-    const request = requestOf(report, check)
+    const request = requestOf(report, check, ['hostname', 'port'])
     if (request === undefined) return
     present(report, request, 'request.', ['hostname'], host)
     present(report, request, 'request.', ['port'], port)
@@ -403,7 +416,7 @@ const OWN_FIELDS: Partial<Record<CheckType, (report: Report, check: Record<strin
     validateAssertions(report, 'request.assertions', request.assertions, 'TCP')
   },
   ICMP(report, check) {
-    const request = requestOf(report, check)
+    const request = requestOf(report, check, ['hostname'])
     if (request === undefined) return
     present(report, request, 'request.', ['hostname'], host)
     checkInteger(report, 'request.pingCount', request.pingCount, 1, ICMP_MAX_PING_COUNT)

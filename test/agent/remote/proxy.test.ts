@@ -18,6 +18,7 @@ import type { UrlCheck } from '../../../src/model/checks.ts'
 import { createScrubber } from '../../../src/secrets/scrubber.ts'
 import { testAgentConfig } from '../../helpers/agent-config.ts'
 import { captureLogger } from '../../helpers/capture-logger.ts'
+import { urlRequest } from '../../helpers/definitions.ts'
 import type { Child } from '../../hub/helpers/child.ts'
 import { startTestHub, type TestHub } from '../../hub/helpers/test-hub.ts'
 import { makeSelfSignedCert } from '../../probes/url-fixtures.ts'
@@ -153,7 +154,18 @@ describe('agent to hub through tinyproxy', () => {
     })
     try {
       const triggered = await hub.api('/v2/check-sessions/trigger', {
-        body: { checks: [{ type: 'URL', logicalId: `via-${location}`, name: 'via proxy' }], location },
+        body: {
+          checks: [
+            {
+              type: 'URL',
+              logicalId: `via-${location}`,
+              name: 'via proxy',
+              // Never fetched: the stand-in executor above answers.
+              request: urlRequest('http://127.0.0.1:9/'),
+            },
+          ],
+          location,
+        },
       })
       const { checkSessionId } = triggered.body as { checkSessionId: string }
       const completion = await hub.api(`/v2/check-sessions/${checkSessionId}/completion`)
