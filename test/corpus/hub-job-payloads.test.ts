@@ -350,6 +350,16 @@ const cases: PayloadCase[] = [
       }),
     name: 'fields a newer hub may add',
   },
+  {
+    kind: 'runs',
+    label: 'a request without its headers and assertions lists',
+    mangle: (j) =>
+      withCheck(j, {
+        name: 'request without lists',
+        request: without(without(j.check.request as Record<string, unknown>, 'headers'), 'assertions'),
+      }),
+    name: 'request without lists',
+  },
   // Without a usable run id there is nothing to report against.
   {
     kind: 'unidentified',

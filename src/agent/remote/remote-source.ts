@@ -79,9 +79,15 @@ export function normaliseCheck(check: Record<string, unknown>, testSession: bool
     privateLocations: [],
     environmentVariables: [],
     ...check,
+    // The lists a request may leave out are empty, not missing: probes iterate them.
+    ...(isRequest(check.request) ? { request: { headers: [], assertions: [], ...check.request } } : {}),
     // A session reports what one run saw, as `outpost test` does.
     retryStrategy: testSession ? { ...retry, type: 'NONE', maxRetries: 0 } : retry,
   } as unknown as CheckDefinition
+}
+
+function isRequest(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 export interface RemoteSource extends JobSource {
