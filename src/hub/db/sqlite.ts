@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs'
 import path from 'node:path'
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite'
+import { translateSqliteError } from './sqlite-errors.ts'
 import type { Db, Queryable, Row, SqlValue } from './types.ts'
 
 export function openSqlite(file: string): Db {
@@ -21,15 +22,24 @@ export function openSqlite(file: string): Db {
   const statements = new Map<string, StatementSync>()
   let chain: Promise<unknown> = Promise.resolve()
 
-  const run = <R extends Row>(sql: string, params: readonly SqlValue[]): R[] => {
-    let statement = statements.get(sql)
-    if (statement === undefined) {
-      // $1 -> ?1: numbered parameters bind positionally in SQLite.
-      statement = database.prepare(sql.replace(/\$(\d+)/g, '?$1'))
-      statements.set(sql, statement)
+  // A locked file or a full disk is an outage to the caller (503), not a bug (500).
+  const guarded = <T>(fn: () => T): T => {
+    try {
+      return fn()
+    } catch (error) {
+      throw translateSqliteError(error)
     }
-    return statement.all(...(params as SQLInputValue[])) as R[]
   }
+  const run = <R extends Row>(sql: string, params: readonly SqlValue[]): R[] =>
+    guarded(() => {
+      let statement = statements.get(sql)
+      if (statement === undefined) {
+        // $1 -> ?1: numbered parameters bind positionally in SQLite.
+        statement = database.prepare(sql.replace(/\$(\d+)/g, '?$1'))
+        statements.set(sql, statement)
+      }
+      return statement.all(...(params as SQLInputValue[])) as R[]
+    })
   const direct: Queryable = {
     query: async <R extends Row>(sql: string, params: readonly SqlValue[] = []) => run<R>(sql, params),
   }
@@ -45,13 +55,15 @@ export function openSqlite(file: string): Db {
       serialised(async () => run<R>(sql, params)),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
       serialised(async () => {
-        database.exec('BEGIN IMMEDIATE')
+        guarded(() => database.exec('BEGIN IMMEDIATE'))
         try {
           const value = await fn(direct)
-          database.exec('COMMIT')
+          guarded(() => database.exec('COMMIT'))
           return value
         } catch (error) {
-          database.exec('ROLLBACK')
+          // A failed COMMIT may already have rolled back (SQLITE_FULL does): the first error is the one
+          // to report, not "no transaction is active".
+          if (database.isTransaction) database.exec('ROLLBACK')
           throw error
         }
       }),
