@@ -14,6 +14,14 @@ import { type CapturedBody, captureBody, keptBodyText, PING_BODY_LIMIT_BYTES } f
 import type { PingInput, PingKind } from './state.ts'
 import type { HeartbeatStore } from './store.ts'
 
+/** Errors of the agent's disk while the ping's state is written, worded for the sender. */
+const STORAGE_FAILURES = new Map([
+  ['ENOSPC', "the agent's disk is full"],
+  ['EDQUOT', "the agent's disk quota is used up"],
+  ['EROFS', "the agent's data directory is read-only"],
+  ['EIO', "the agent's disk failed to write"],
+])
+
 export interface HeartbeatServerOptions {
   store: Pick<HeartbeatStore, 'isKnown' | 'recordPing'>
   scrubber: Scrubber
@@ -139,7 +147,20 @@ export function createHeartbeatServer(options: HeartbeatServerOptions): Heartbea
     app.route({ method: ['GET', 'POST'], url, handler: handle })
   }
 
-  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply) => {
+  app.setErrorHandler((error: Error & { statusCode?: number; code?: string }, _request, reply) => {
+    const storage = error.code === undefined ? undefined : STORAGE_FAILURES.get(error.code)
+    if (storage !== undefined) {
+      // The ping was not recorded, and the sender should try again (healthchecks.io clients retry
+      // on 5xx): 503 says so, with the cause, where a 500 would read as a bug.
+      options.log.error({ err: error }, `heartbeat ping not recorded: ${storage}`)
+      reply
+        .code(503)
+        .header('Retry-After', '10')
+        .header('Ping-Body-Limit', String(bodyLimit))
+        .type('text/plain; charset=utf-8')
+        .send(`ping not recorded: ${storage}; try again`)
+      return
+    }
     const statusCode =
       error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (statusCode === 500) options.log.error({ err: error }, 'heartbeat ingress error')

@@ -197,8 +197,9 @@ new HeartbeatMonitor('disk-heartbeat', { name: 'Disk heartbeat', period: 1, peri
     )
     // The heartbeat ingress says it failed rather than pretending; the state file stays whole.
     const refused = await fetch(pingUrl, { method: 'POST', body: 'while full' })
-    expect(refused.status).toBe(500)
-    expect(await refused.text()).toBe('internal error')
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('10')
+    expect(await refused.text()).toBe("ping not recorded: the agent's disk is full; try again")
     JSON.parse(await readFile(stateFile, 'utf8'))
     expect((await readdir(path.join(dataDir, 'heartbeats'))).filter((f) => f.endsWith('.tmp'))).toEqual([])
     expect((await fetch(`${health}/-/readiness`)).status).toBe(200)
