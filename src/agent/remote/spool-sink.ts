@@ -237,32 +237,51 @@ export async function createSpoolSink(options: SpoolSinkOptions): Promise<SpoolS
       }
     }
   }
+  /** One result, whole or not at all: written to a side file, synced, then renamed into place. */
+  const writeSpoolFile = async (name: string, result: CheckResult): Promise<void> => {
+    const tmp = path.join(dir, `${name}.tmp`)
+    try {
+      const handle = await open(tmp, 'w', 0o600)
+      try {
+        await handle.writeFile(JSON.stringify(result))
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+      await rename(tmp, path.join(dir, name))
+    } catch (error) {
+      await rm(tmp, { force: true }).catch(() => undefined)
+      throw error
+    }
+    dirty = true
+    wake()
+    // The rename is the commit; syncing the directory makes it survive a power cut too. The result is
+    // spooled either way, so a failure here is a warning, not a lost result.
+    try {
+      const directory = await open(dir, 'r')
+      try {
+        await directory.sync()
+      } finally {
+        await directory.close()
+      }
+    } catch (error) {
+      log.warn(
+        { err: (error as Error).message },
+        'a result was spooled, but the spool directory could not be synced: it may not survive a power cut',
+      )
+    }
+  }
+
   const running = loop().catch((err: unknown) => log.error({ err }, 'the result spool stopped unexpectedly'))
 
   return {
     write(result) {
       const name = fileNameFor(result, sequence++)
-      const tmp = path.join(dir, `${name}.tmp`)
-      writes = writes.then(async () => {
-        const handle = await open(tmp, 'w', 0o600)
-        try {
-          await handle.writeFile(JSON.stringify(result))
-          await handle.sync()
-        } finally {
-          await handle.close()
-        }
-        await rename(tmp, path.join(dir, name))
-        // The rename is the commit; syncing the directory makes it survive a power cut too.
-        const directory = await open(dir, 'r')
-        try {
-          await directory.sync()
-        } finally {
-          await directory.close()
-        }
-        dirty = true
-        wake()
-      })
-      return writes
+      const written = writes.then(() => writeSpoolFile(name, result))
+      // The next write waits for this one but does not inherit its failure: a disk full for a
+      // moment must not refuse every result after it.
+      writes = written.catch(() => undefined)
+      return written
     },
     async flush() {
       await writes

@@ -2,7 +2,7 @@
 // hub refuses for good is set aside without blocking the rest, a write cut off before its rename is
 // discarded on start.
 
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -175,5 +175,25 @@ describe('result spool', () => {
     expect(await sink.drain(20_000)).toBe(true)
     await sink.close()
     expect(await resultsAtHub()).toEqual(['twice'])
+  })
+
+  it('a write that fails (the spool directory gone for a moment) does not fail the writes after it', async () => {
+    const { log } = captureLogger()
+    const sink = await createSpoolSink({ client: client(hub.key), dataDir, log })
+    await sink.write(result('before'))
+    expect(await sink.drain(20_000)).toBe(true)
+    // The directory replaced by a file: every open in it fails (ENOTDIR), as on a broken disk.
+    const spoolDir = path.join(dataDir, 'spool', 'results')
+    const movedAway = path.join(dataDir, 'spool', 'moved-away')
+    await rename(spoolDir, movedAway)
+    await writeFile(spoolDir, '')
+    await expect(sink.write(result('lost'))).rejects.toThrow(/ENOTDIR/)
+    await rm(spoolDir)
+    await rename(movedAway, spoolDir)
+    await sink.write(result('after'))
+    expect(await sink.drain(20_000)).toBe(true)
+    await sink.close()
+    expect((await resultsAtHub()).sort()).toEqual(['after', 'before'])
+    expect((await readdir(spoolDir)).filter((name) => name.endsWith('.tmp'))).toEqual([])
   })
 })
