@@ -46,6 +46,9 @@ interface Lane {
   tail: Deadline | undefined
 }
 
+/** The longest delay setTimeout takes as given (a signed 32-bit count of milliseconds). */
+const MAX_TIMER_DELAY_MS = 2 ** 31 - 1
+
 /** Node can fire a timer up to a millisecond early by performance.now() (it counts whole ms). */
 const EARLY_FIRE_TOLERANCE_MS = 1
 
@@ -93,7 +96,9 @@ class Clock implements DeadlineClock {
   #arm(at: number): void {
     if (this.#timer) clearTimeout(this.#timer)
     this.#armedFor = at
-    this.#timer = setTimeout(() => this.#tick(), Math.max(0, Math.ceil(at - performance.now())))
+    // Node fires a longer delay after 1 ms (with a warning); waking early for nobody is harmless.
+    const delay = Math.min(MAX_TIMER_DELAY_MS, Math.max(0, Math.ceil(at - performance.now())))
+    this.#timer = setTimeout(() => this.#tick(), delay)
     this.#timer.unref()
   }
 
@@ -101,13 +106,27 @@ class Clock implements DeadlineClock {
     this.#timer = undefined
     this.#armedFor = Number.POSITIVE_INFINITY
     const now = performance.now() + EARLY_FIRE_TOLERANCE_MS
-    let next = Number.POSITIVE_INFINITY
-    for (const lane of [...this.#lanes.values()]) {
-      // Firing a run may end others (their listeners dispose them): always re-read the head.
-      while (lane.head !== undefined && lane.head.expiresAt <= now) lane.head.expire()
-      if (lane.head !== undefined && lane.head.expiresAt < next) next = lane.head.expiresAt
+    try {
+      // Earliest first across limits, even when the timer is late and several are due. Firing a run
+      // may end others (their listeners dispose them), so the heads are looked at again each time.
+      for (let due = this.#earliest(); due !== undefined && due.expiresAt <= now; due = this.#earliest()) {
+        due.expire()
+      }
+    } finally {
+      // Even when a listener threw: the runs still waiting need their timer.
+      const next = this.#earliest()
+      if (next !== undefined && next.expiresAt < this.#armedFor) this.#arm(next.expiresAt)
     }
-    if (next !== Number.POSITIVE_INFINITY && next < this.#armedFor) this.#arm(next)
+  }
+
+  /** The waiting run that expires first: the earliest of the lanes' heads. */
+  #earliest(): Deadline | undefined {
+    let earliest: Deadline | undefined
+    for (const lane of this.#lanes.values()) {
+      if (lane.head !== undefined && (earliest === undefined || lane.head.expiresAt < earliest.expiresAt))
+        earliest = lane.head
+    }
+    return earliest
   }
 }
 

@@ -273,6 +273,12 @@ const cases: PayloadCase[] = [
   },
   {
     kind: 'rejected',
+    label: 'maxResponseTime beyond any job timeout',
+    mangle: (j) => withCheck(j, { maxResponseTime: 1e10 }),
+    error: 'check.maxResponseTime: must be at most 3600000 milliseconds, got 10000000000',
+  },
+  {
+    kind: 'rejected',
     label: 'maxResponseTime a string',
     mangle: (j) => withCheck(j, { maxResponseTime: 'fast' }),
     error: 'check.maxResponseTime: must be a number (milliseconds, not negative), got "fast"',

@@ -49,6 +49,45 @@ describe('deadline clock', () => {
     for (const [, deadline] of runs) expect(deadline.timedOut).toBe(true)
   })
 
+  it('fires in expiry order even when the timer comes late and all of them are due', async () => {
+    const clock = createDeadlineClock()
+    const parent = new AbortController().signal
+    const order: string[] = []
+    const runs = [
+      ['long', clock.start(parent, 60)],
+      ['middle', clock.start(parent, 40)],
+      ['short', clock.start(parent, 20)],
+    ] as const
+    for (const [name, deadline] of runs) deadline.signal.addEventListener('abort', () => order.push(name))
+    // The event loop held past every limit: one late tick finds all three due.
+    const blockedUntil = performance.now() + 150
+    while (performance.now() < blockedUntil) {
+      // busy
+    }
+    await Promise.all(runs.map(([, deadline]) => stopped(deadline)))
+    expect(order).toEqual(['short', 'middle', 'long'])
+  })
+
+  it('takes a limit longer than a Node timer can hold without spinning or warning', async () => {
+    const warnings: string[] = []
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning.name)
+    }
+    process.on('warning', onWarning)
+    try {
+      const clock = createDeadlineClock()
+      const deadline = clock.start(new AbortController().signal, 3e9)
+      const short = clock.start(new AbortController().signal, 30)
+      await stopped(short)
+      await new Promise((resolve) => setTimeout(resolve, 30))
+      expect(deadline.signal.aborted).toBe(false)
+      deadline.dispose()
+    } finally {
+      process.off('warning', onWarning)
+    }
+    expect(warnings).not.toContain('TimeoutOverflowWarning')
+  })
+
   it('never fires a run that ended, even when it was the one the timer was set for', async () => {
     const clock = createDeadlineClock()
     const parent = new AbortController().signal

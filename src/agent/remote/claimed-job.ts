@@ -324,8 +324,16 @@ function present(
   }
 }
 
-const responseTime = (report: Report, property: string, value: unknown): boolean =>
-  checkFiniteNumber(report, property, value, 'milliseconds')
+/** No run may take longer than the longest job timeout, so no response-time limit is above it. */
+const MAX_RESPONSE_TIME_MS = MAX_TIMEOUT_SECONDS * 1000
+const responseTime = (report: Report, property: string, value: unknown): boolean => {
+  if (!checkFiniteNumber(report, property, value, 'milliseconds')) return false
+  if (typeof value === 'number' && value > MAX_RESPONSE_TIME_MS) {
+    report(property, `must be at most ${MAX_RESPONSE_TIME_MS} milliseconds, got ${show(value)}`)
+    return false
+  }
+  return true
+}
 const port = (report: Report, property: string, value: unknown): boolean =>
   checkInteger(report, property, value, 1, 65_535)
 const host = (report: Report, property: string, value: unknown): boolean =>
