@@ -86,6 +86,18 @@ export function normaliseCheck(check: Record<string, unknown>, testSession: bool
   } as unknown as CheckDefinition
 }
 
+/** The longest delay setTimeout takes as given (a signed 32-bit count of milliseconds). */
+const MAX_RENEWAL_DELAY_MS = 2 ** 31 - 1
+
+/** What came instead of a lease, briefly: its kind and the start of any text. */
+function describeAnswer(body: unknown): string {
+  if (typeof body === 'string') return `text ${JSON.stringify(body.slice(0, 60))}`
+  if (body === undefined || body === null) return 'nothing'
+  return Array.isArray(body)
+    ? 'an array'
+    : `an object with ${Object.keys(body).slice(0, 5).join(', ') || 'no fields'}`
+}
+
 function isRequest(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -169,14 +181,25 @@ export function createRemoteSource(options: RemoteSourceOptions): RemoteSource {
       release(runId)
       return
     }
-    // Renew at half the remaining lease: a missed renewal still leaves time for the next one.
-    const delay = Math.max(1000, (leaseUntil - now()) / 2)
+    // Renew at half the remaining lease: a missed renewal still leaves time for the next one. Never
+    // sooner than a second, never later than a Node timer can wait.
+    const delay = Math.min(MAX_RENEWAL_DELAY_MS, Math.max(1000, (leaseUntil - now()) / 2))
     const timer = setTimeout(() => {
       client
         .json('POST', `/v1/agent/jobs/${encodeURIComponent(runId)}/lease`, { agentId: agent.id })
         .then((response) => {
           if (!renewals.has(runId)) return
-          scheduleRenewal(runId, (response.body as { leaseUntil: number }).leaseUntil, holdUntil)
+          const renewed = (response.body as { leaseUntil?: unknown } | undefined)?.leaseUntil
+          if (typeof renewed !== 'number' || !Number.isFinite(renewed)) {
+            // A proxy's page or a broken hub: not a lease. Treated as a failed renewal, not trusted.
+            log.warn(
+              { runId },
+              `the hub answered the lease renewal of run ${runId} without a leaseUntil time (got ${describeAnswer(response.body)}); trying again`,
+            )
+            scheduleRenewal(runId, now() + 2 * delay, holdUntil)
+            return
+          }
+          scheduleRenewal(runId, renewed, holdUntil)
         })
         .catch((err: unknown) => {
           if (!renewals.has(runId)) return
