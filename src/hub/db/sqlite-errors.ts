@@ -1,6 +1,8 @@
 // Which SQLite failures mean "the database cannot take this now" (another process holds the lock,
 // the disk is full, the disk failed, the file became read-only): answered 503 with a reason, as a
-// PostgreSQL outage is, instead of a 500. Anything else (a constraint, a bug) is left as it is.
+// PostgreSQL outage is, instead of a 500. Anything else (a constraint, a bug) is left as it is:
+// SQLITE_LOCKED (6) among them, a conflict inside the hub's own single connection, which no retry by
+// the client resolves.
 
 import { DatabaseUnavailableError } from './errors.ts'
 
@@ -8,7 +10,6 @@ import { DatabaseUnavailableError } from './errors.ts'
 // `errcode`, whose low byte is the primary one.
 const UNAVAILABLE_CODES = new Map([
   [5, 'the database is locked by another process'], // SQLITE_BUSY
-  [6, 'a table is locked'], // SQLITE_LOCKED
   [8, 'the database file is read-only'], // SQLITE_READONLY
   [10, 'disk I/O error'], // SQLITE_IOERR
   [13, 'the disk is full'], // SQLITE_FULL

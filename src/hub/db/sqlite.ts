@@ -63,7 +63,12 @@ export function openSqlite(file: string): Db {
         } catch (error) {
           // A failed COMMIT may already have rolled back (SQLITE_FULL does): the first error is the one
           // to report, not "no transaction is active".
-          if (database.isTransaction) database.exec('ROLLBACK')
+          // Nor may a failing ROLLBACK (the connection closed under it) take the first error's place.
+          try {
+            if (database.isTransaction) database.exec('ROLLBACK')
+          } catch {
+            // the first error is the one reported
+          }
           throw error
         }
       }),
