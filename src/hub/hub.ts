@@ -31,6 +31,8 @@ export interface HubOptions {
   webhookIntervalMs?: number
   /** Base of the webhook retry backoff; default 5 s. */
   webhookBackoffBaseMs?: number
+  /** SQLite: how long a write waits for a lock another process holds before it fails 503; default 5 s. */
+  sqliteLockWaitMs?: number
   /** Use an already open store (tests that share one); the hub then does not close it. */
   store?: HubStore
 }
@@ -44,6 +46,7 @@ export async function startHub(options: HubOptions): Promise<Hub> {
       databaseUrl: config.databaseUrl,
       databaseTimeoutMs:
         config.databaseTimeoutSeconds === undefined ? undefined : config.databaseTimeoutSeconds * 1000,
+      sqliteLockWaitMs: options.sqliteLockWaitMs,
       dataDir: config.dataDir,
       now,
       timings: { leaseMs: config.leaseSeconds * 1000, expireAfterMs: config.jobExpirySeconds * 1000 },

@@ -46,7 +46,10 @@ it('SQLITE_BUSY from another process holding the lock is answered 503 naming it'
   const file = await database()
   const holder = new DatabaseSync(file)
   const writer = new DatabaseSync(file)
-  cleanup.push(() => writer.close(), () => holder.close())
+  cleanup.push(
+    () => writer.close(),
+    () => holder.close(),
+  )
   holder.exec('PRAGMA journal_mode = WAL; CREATE TABLE t (x INTEGER); BEGIN IMMEDIATE')
   writer.exec('PRAGMA busy_timeout = 0')
   const error = thrown(() => writer.exec('BEGIN IMMEDIATE'))

@@ -63,6 +63,37 @@ describe('the embedded SQLite unable to write', () => {
     expect(await incidentNames(hub)).toEqual(['before', 'while locked'])
   })
 
+  it('a held lock does not stop the hub: health and reads answer while writes wait, then the writes go through', {
+    timeout: 60_000,
+  }, async () => {
+    // Writes wait out the lock far longer than this test holds it: each is stored once it is released.
+    const hub = await startTestHub({ sqliteLockWaitMs: 600_000 })
+    cleanup.push(() => hub.close())
+    expect((await postIncident(hub, 'before')).status).toBe(201)
+    const other = new DatabaseSync(path.join(hub.dataDir, 'hub.sqlite'))
+    cleanup.push(() => other.isOpen && other.close())
+    other.exec('PRAGMA busy_timeout = 0; BEGIN IMMEDIATE')
+
+    const answered: string[] = []
+    const writes = ['first', 'second', 'third'].map(async (name) => {
+      const answer = await postIncident(hub, name)
+      answered.push(`write ${name}`)
+      return answer
+    })
+    // A wait inside SQLite would hold the event loop for every queued write in turn: these would be
+    // answered only after the writes gave up.
+    const health = await fetch(`${hub.url}/-/health`)
+    answered.push(`health ${health.status}`)
+    const names = await incidentNames(hub)
+    answered.push(`read ${names.join(',')}`)
+    expect(answered).toEqual(['health 200', 'read before'])
+
+    other.exec('ROLLBACK')
+    other.close()
+    for (const answer of await Promise.all(writes)) expect(answer.status).toBe(201)
+    expect(await incidentNames(hub)).toEqual(['before', 'first', 'second', 'third'])
+  })
+
   it('the disk full: 503 naming it, nothing half stored, and writes resume when space returns', {
     timeout: 60_000,
   }, async ({ skip }) => {

@@ -31,6 +31,8 @@ export interface StoreOptions {
   databaseUrl?: string
   /** PostgreSQL: connection and statement timeout; default 30 s. */
   databaseTimeoutMs?: number
+  /** SQLite: how long a write waits for a lock another process holds before it fails 503; default 5 s. */
+  sqliteLockWaitMs?: number
   dataDir: string
   timings: JobTimings
   now?: () => number
@@ -39,7 +41,7 @@ export interface StoreOptions {
 export async function openStore(options: StoreOptions): Promise<HubStore> {
   const db: Db = options.databaseUrl
     ? openPostgres(options.databaseUrl, { timeoutMs: options.databaseTimeoutMs })
-    : openSqlite(path.join(options.dataDir, 'hub.sqlite'))
+    : openSqlite(path.join(options.dataDir, 'hub.sqlite'), { lockWaitMs: options.sqliteLockWaitMs })
   try {
     await migrate(db)
   } catch (error) {

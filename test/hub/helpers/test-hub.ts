@@ -47,7 +47,13 @@ export interface TestHub {
 }
 
 export async function startTestHub(
-  options: { databaseUrl?: string; config?: Partial<HubConfig>; dataDir?: string } = {},
+  options: {
+    databaseUrl?: string
+    config?: Partial<HubConfig>
+    dataDir?: string
+    /** SQLite: how long a write waits out another process's lock before it is answered 503. */
+    sqliteLockWaitMs?: number
+  } = {},
 ): Promise<TestHub> {
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'outpost-hub-')))
   const clock = createTestClock()
@@ -70,6 +76,7 @@ export async function startTestHub(
     scheduleIntervalMs: 3_600_000,
     webhookIntervalMs: 3_600_000,
     webhookBackoffBaseMs: 1000,
+    sqliteLockWaitMs: options.sqliteLockWaitMs,
   })
   const account = await hub.store.createAccount('test')
   const { key } = await hub.store.createApiKey(account.id, 'test')
