@@ -1,7 +1,9 @@
-// Artifact uploads stream into `<name>.<pid>.<ms>.partial` and are renamed when whole. A hub killed
+// Artifact uploads stream into `.<name>.<pid>.<ms>.partial` and are renamed when whole. A hub killed
 // mid-upload leaves the partial file behind for ever: at start the hub removes the ones nobody has
 // written to for a while. Age, not the pid in the name, decides: replicas may share the directory,
-// and a live upload's file is written to every moment (its modification time keeps moving).
+// and a live upload's file is written to every moment (its modification time keeps moving). The
+// leading dot is what no artifact name can have (they start with a word character): a finished
+// artifact called `build.partial` is never taken for an upload.
 
 import type { Dirent } from 'node:fs'
 import { readdir, rm, stat } from 'node:fs/promises'
@@ -9,6 +11,14 @@ import path from 'node:path'
 
 /** An upload silent this long is abandoned (a 150 MB artifact on a slow link still writes every second). */
 export const ABANDONED_UPLOAD_AGE_MS = 10 * 60 * 1000
+
+/** Where an upload of `name` into `dir` is written until it is whole. */
+export function partialUploadPath(dir: string, name: string, now: () => number = Date.now): string {
+  return path.join(dir, `.${name}.${process.pid}.${now()}.partial`)
+}
+
+/** The form partialUploadPath gives, and only that: a dot, a name, the pid, the ms. */
+const PARTIAL_UPLOAD = /^\.\w[\w.-]*\.\d+\.\d+\.partial$/
 
 export interface AbandonedUploadsOptions {
   artifactsDir: string
@@ -35,7 +45,7 @@ export async function removeAbandonedUploads(
     throw error
   }
   for (const entry of entries) {
-    if (!entry.isFile() || !entry.name.endsWith('.partial')) continue
+    if (!entry.isFile() || !PARTIAL_UPLOAD.test(entry.name)) continue
     const file = path.join(entry.parentPath, entry.name)
     try {
       const info = await stat(file)

@@ -8,6 +8,7 @@ import path from 'node:path'
 import { Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { FastifyInstance } from 'fastify'
+import { partialUploadPath } from '../abandoned-uploads.ts'
 import type { Notifier } from '../notifier.ts'
 import type { IncomingResult } from '../store/jobs.ts'
 import type { HubStore } from '../store/store.ts'
@@ -322,7 +323,7 @@ export function registerAgentRoutes(app: FastifyInstance, table: RouteTable, dep
       const dir = path.join(deps.dataDir, 'artifacts', request.accountId, runId)
       await mkdir(dir, { recursive: true })
       const final = path.join(dir, name)
-      const partial = `${final}.${process.pid}.${Date.now()}.partial`
+      const partial = partialUploadPath(dir, name)
       const hash = createHash('sha256')
       let size = 0
       const meter = new Transform({
