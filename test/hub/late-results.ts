@@ -120,6 +120,30 @@ export function lateResults(name: string, backend: Backend): void {
       expect(await completion(session.checkSessionId)).toBe('"PASSED"')
     })
 
+    it("a result naming the run id with another check is a duplicate: the placeholder stays in its check's history", async () => {
+      const session = await trigger([urlCheck('own-check')], 'loc-own-check')
+      const runId = session.runIds[0] as string
+      t.clock.advance(EXPIRY_MS + 1_000)
+      await t.hub.store.sweep()
+      const [placeholder] = await resultsOf('own-check')
+      expect(placeholder).toMatchObject({ id: runId, error: { code: 'JOB_EXPIRED' } })
+
+      const stray = await post(realResult(runId, 'other-check', 'stray-agent'))
+      expect(stray.status, stray.text).toBe(200)
+      expect(stray.body).toEqual({ id: runId, duplicate: true })
+      const strayType = await post(realResult(runId, 'own-check', 'stray-agent', { checkType: 'HEARTBEAT' }))
+      expect(strayType.body).toEqual({ id: runId, duplicate: true })
+      expect(await resultsOf('other-check')).toEqual([])
+      expect(await resultsOf('own-check')).toEqual([placeholder])
+      expect(await completion(session.checkSessionId)).toBe('"TIMED_OUT"')
+
+      // The run's own result still takes the placeholder's place.
+      const real = realResult(runId, 'own-check', 'own-agent')
+      expect((await post(real)).body).toEqual({ id: runId, duplicate: false, replaced: true })
+      expect(await resultsOf('own-check')).toEqual([real])
+      expect(await completion(session.checkSessionId)).toBe('"PASSED"')
+    })
+
     it('a session stays TIMED_OUT while another run of it has only its placeholder', async () => {
       const session = await trigger([urlCheck('partial-1'), urlCheck('partial-2')], 'loc-partial')
       const [a, b] = session.runIds as [string, string]

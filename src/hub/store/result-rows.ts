@@ -47,8 +47,11 @@ export async function insertResult(
 
 /**
  * Puts a real result in place of the run's placeholder; false when the row is not a placeholder
- * (any more). The condition is part of the UPDATE, so of two concurrent replacements only one
- * matches: PostgreSQL re-evaluates it on the row the first one committed, SQLite runs one writer.
+ * (any more) or is the placeholder of another check: a result naming the run id with a check the
+ * run was not for is a repeat of the run id like any other (a duplicate), and never moves the row
+ * into that check's history. The condition is part of the UPDATE, so of two concurrent replacements
+ * only one matches: PostgreSQL re-evaluates it on the row the first one committed, SQLite runs one
+ * writer.
  */
 export async function replacePlaceholder(
   tx: Queryable,
@@ -58,9 +61,9 @@ export async function replacePlaceholder(
   at: number,
 ): Promise<boolean> {
   const replaced = await tx.query(
-    `UPDATE results SET check_id = $3, check_type = $4, status = $5, started_at = $6, session_id = $7,
-     agent_id = $8, body = $9, received_at = $10, placeholder = 0
-     WHERE account_id = $1 AND id = $2 AND placeholder = 1 RETURNING id`,
+    `UPDATE results SET status = $5, started_at = $6, session_id = $7, agent_id = $8, body = $9,
+     received_at = $10, placeholder = 0
+     WHERE account_id = $1 AND id = $2 AND check_id = $3 AND check_type = $4 AND placeholder = 1 RETURNING id`,
     rowValues(accountId, result, agentId, at),
   )
   return replaced.length > 0
