@@ -7,10 +7,10 @@ import type { Job } from '../model/job.ts'
 import type { ProbeOutcome } from '../model/probe.ts'
 import type { AgentInfo, CheckResult } from '../model/result.ts'
 import { scrubbableValues, secretsFromCheckVariables } from '../secrets/named-secrets.ts'
+import { scrubDeep } from '../secrets/scrub-deep.ts'
 import type { SecretScrubber } from '../secrets/scrubber.ts'
 import type { Logger } from '../telemetry/logger.ts'
 import { type Executor, failedOutcome } from './executors.ts'
-import { scrubDeep } from './scrub-result.ts'
 
 export interface RunJobDeps {
   execute: Executor

@@ -28,6 +28,7 @@ export async function remoteWiring(options: RemoteWiringOptions): Promise<AgentW
   const remote = await createRemoteParts({
     config: setup.config,
     log: setup.log,
+    scrubber: setup.scrubber,
     info: options.info,
     checkTypes: supportedTypes(options.executors.table, setup.config.flavor),
     onRejectedKey: (error) => {

@@ -75,6 +75,8 @@ const without = (value: Record<string, unknown>, key: string): Record<string, un
   delete copy[key]
   return copy
 }
+/** A SERVICE_SECRET_* value of the agent's: a hub that sends it back must not see it in a result. */
+const AGENT_SECRET = 'agent-secret-value-4711'
 const INJECTION = `'; DROP TABLE results; -- <script>alert(1)</script> \${process.exit()} $(rm -rf /) ../../etc/passwd`
 
 const cases: PayloadCase[] = [
@@ -264,6 +266,12 @@ const cases: PayloadCase[] = [
     label: 'request.method unknown',
     mangle: (j) => withRequest(j, { method: 'BREW' }),
     error: 'check.request.method: must be one of GET, HEAD, got "BREW"',
+  },
+  {
+    kind: 'rejected',
+    label: 'an agent secret quoted back in the problem is scrubbed from the result',
+    mangle: (j) => withRequest(j, { method: AGENT_SECRET }),
+    error: 'check.request.method: must be one of GET, HEAD, got "*********"',
   },
   {
     kind: 'rejected',
@@ -614,15 +622,15 @@ describe('broken job payloads from the hub, through the real remote agent', () =
     const session = (await trigger.json()) as { checkSessionId: string; runIds: string[] }
     const runIdOf = new Map(logicalIds.map((id, i) => [id, session.runIds[i] as string]))
 
-    const { log, lines } = captureLogger(createScrubber([key]))
-    const scrubber = createScrubber([key])
+    const { log, lines } = captureLogger(createScrubber([key, AGENT_SECRET]))
+    const scrubber = createScrubber([key, AGENT_SECRET])
     const executors = await createDefaultExecutors({
       config,
       log,
       scrubber,
       checks: [],
       heartbeatIngress: false,
-      secretValues: [key],
+      secretValues: [key, AGENT_SECRET],
       env: {},
     })
     const info = { id: 'payload-agent', version: '7.0.1', flavor: 'uptime' as const }
@@ -630,6 +638,7 @@ describe('broken job payloads from the hub, through the real remote agent', () =
     const parts = await createRemoteParts({
       config,
       log,
+      scrubber,
       info,
       checkTypes: supportedTypes(executors.table, 'uptime'),
       waitSeconds: 1,

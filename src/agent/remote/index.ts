@@ -4,6 +4,8 @@
 import type { AgentConfig } from '../../config/agent-config.ts'
 import { CheckType, RuntimeId, UPTIME_CHECK_TYPES } from '../../model/checks.ts'
 import type { AgentInfo } from '../../model/result.ts'
+import { scrubDeep } from '../../secrets/scrub-deep.ts'
+import type { Scrubber } from '../../secrets/scrubber.ts'
 import type { Logger } from '../../telemetry/logger.ts'
 import type { HubRejectedKeyError } from './errors.ts'
 import { createHubClient, type HubClient } from './hub-client.ts'
@@ -23,6 +25,8 @@ export interface RemoteParts {
 export interface RemotePartsOptions {
   config: Readonly<AgentConfig>
   log: Logger
+  /** What results are scrubbed with; the INVALID_JOB results made here quote what the hub sent. */
+  scrubber: Scrubber
   info: AgentInfo
   /** The agent must stop: the hub refused the key (from the source or the sink, whichever saw it first). */
   onRejectedKey: (error: HubRejectedKeyError) => void
@@ -66,7 +70,7 @@ export async function createRemoteParts(options: RemotePartsOptions): Promise<Re
     onRejectedKey: options.onRejectedKey,
     spooled: (runIds) => spooledRunIds(config.dataDir, runIds),
     // Only called once jobs are claimed, after this function returned: the sink exists by then.
-    reportInvalid: (result) => sink.write(result),
+    reportInvalid: (result) => sink.write(scrubDeep(result, options.scrubber)),
   })
   const sink: SpoolSink = await createSpoolSink({
     client,

@@ -132,6 +132,7 @@ describe('agent to hub through tinyproxy', () => {
     const parts: RemoteParts = await createRemoteParts({
       config,
       log,
+      scrubber: createScrubber([hub.key]),
       info,
       checkTypes: ['URL'],
       waitSeconds: 1,

@@ -174,6 +174,7 @@ describe('agent remote mode against a real hub', () => {
     const parts = await createRemoteParts({
       config: s.config,
       log: s.log,
+      scrubber: createScrubber([s.key]),
       info,
       checkTypes: ['URL'],
       waitSeconds: 1,
@@ -504,6 +505,7 @@ describe('agent remote mode against a real hub', () => {
     const parts = await createRemoteParts({
       config,
       log: s.log,
+      scrubber: createScrubber([s.key]),
       info,
       checkTypes: ['URL'],
       waitSeconds: 1,

@@ -1,6 +1,9 @@
-import type { Scrubber } from '../secrets/scrubber.ts'
+import type { Scrubber } from './scrubber.ts'
 
-/** Scrubs every string (keys included) inside a JSON-like value, keeping its structure valid. */
+/**
+ * Scrubs every string (keys included) inside a JSON-like value. Walking the value, rather than
+ * scrubbing its serialised text, keeps the structure valid whatever characters a secret holds.
+ */
 export function scrubDeep<T>(value: T, scrubber: Scrubber): T {
   return walk(value, scrubber) as T
 }
