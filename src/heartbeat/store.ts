@@ -108,7 +108,13 @@ export async function openHeartbeatStore(options: HeartbeatStoreOptions): Promis
       if (!state) return undefined
       const next = applyPing(state, ping)
       states.set(token, next)
-      await persist()
+      try {
+        await persist()
+      } catch (error) {
+        // Not on disk, so not taken: the sender is told to send it again, and must not count twice.
+        if (states.get(token) === next) states.set(token, state)
+        throw error
+      }
       return next
     },
     async markEvaluated(token, at) {

@@ -1,6 +1,6 @@
 // The heartbeat store on disk: atomic replacement, survival across instances, an unreadable file.
 
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -33,6 +33,26 @@ describe('heartbeat store', () => {
     await second.setChecks([{ pingToken: 'a', logicalId: 'job-a' }])
     expect(second.get('a')).toMatchObject({ createdAt: T0, pingCount: 30, lastSuccessAt: T0 + 29 })
     expect((await readdir(join(dataDir, 'heartbeats'))).sort()).toEqual([HEARTBEAT_STATE_FILE])
+  })
+
+  it('a ping it could not write is not taken: the retry the sender is asked for counts once', async () => {
+    const store = await openHeartbeatStore({ dataDir, now: () => T0 })
+    await store.setChecks([{ pingToken: 'a', logicalId: 'job-a' }])
+    await store.recordPing('a', { at: T0 + 1, kind: 'success', method: 'GET' })
+    // The state directory replaced by a file: the write fails (ENOTDIR), as on a broken disk.
+    const dir = join(dataDir, 'heartbeats')
+    await rename(dir, `${dir}-away`)
+    await writeFile(dir, '')
+    await expect(store.recordPing('a', { at: T0 + 2, kind: 'start', method: 'GET' })).rejects.toThrow(
+      /ENOTDIR/,
+    )
+    expect(store.get('a')).toMatchObject({ pingCount: 1, lastSuccessAt: T0 + 1 })
+    await rm(dir)
+    await rename(`${dir}-away`, dir)
+    await store.recordPing('a', { at: T0 + 3, kind: 'start', method: 'GET' })
+    expect(store.get('a')).toMatchObject({ pingCount: 2 })
+    const onDisk = JSON.parse(await readFile(join(dir, HEARTBEAT_STATE_FILE), 'utf8'))
+    expect(onDisk.states.a.pingCount).toBe(2)
   })
 
   it('answers undefined for a token it was not given, and forgets tokens of removed checks', async () => {
