@@ -10,6 +10,8 @@ export interface HubAnswer {
   status: number | 'network' | 'aborted'
   body: unknown
   message: string
+  /** The Retry-After header of an answer that had one. */
+  retryAfter?: string | null
 }
 
 export interface PostedResult {
@@ -48,7 +50,12 @@ const MAX_ATTEMPTS = 600
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-export function resultBody(id: string, checkId: string, agentId: string): Record<string, unknown> {
+export function resultBody(
+  id: string,
+  checkId: string,
+  agentId: string,
+  location = 'load',
+): Record<string, unknown> {
   return {
     id,
     checkId,
@@ -57,7 +64,7 @@ export function resultBody(id: string, checkId: string, agentId: string): Record
     status: 'passed',
     startedAt: new Date().toISOString(),
     durationMs: 3,
-    location: 'load',
+    location,
     attempt: 1,
     assertions: [],
     artifacts: [],
@@ -65,7 +72,8 @@ export function resultBody(id: string, checkId: string, agentId: string): Record
   }
 }
 
-export function createHubCaller(url: string, key: string) {
+/** Calls the hub as a client does; a request is given up after `limitMs` (a hub that hangs). */
+export function createHubCaller(url: string, key: string, limitMs = REQUEST_LIMIT_MS) {
   return async (method: string, pathname: string, body?: unknown): Promise<HubAnswer> => {
     try {
       const response = await fetch(`${url}${pathname}`, {
@@ -75,7 +83,7 @@ export function createHubCaller(url: string, key: string) {
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(REQUEST_LIMIT_MS),
+        signal: AbortSignal.timeout(limitMs),
       })
       const text = await response.text()
       let parsed: unknown = text
@@ -86,7 +94,12 @@ export function createHubCaller(url: string, key: string) {
       }
       const message =
         typeof parsed === 'object' && parsed !== null && 'message' in parsed ? String(parsed.message) : text
-      return { status: response.status, body: parsed, message }
+      return {
+        status: response.status,
+        body: parsed,
+        message,
+        retryAfter: response.headers.get('retry-after'),
+      }
     } catch (error) {
       const name = (error as Error).name
       // A hub that hangs shows up as 'aborted', which tests refuse; a dead one as 'network'.

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { urlRequest } from '../helpers/definitions.ts'
 import { type Child, spawnScript } from '../hub/helpers/child.ts'
 import { startPostgres, type TestPostgres } from '../hub/helpers/postgres.ts'
+import { createHubCaller, type HubAnswer, resultBody } from './hub-write-load.ts'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const HUB_MAIN = path.join(root, 'test/hub/fixtures/hub-main.ts')
@@ -24,29 +25,7 @@ const HELD_CHECKS = 8
 // Every request is bounded: a hub that hangs shows up as an 'aborted' answer, which the test refuses.
 const REQUEST_LIMIT_MS = 30_000
 
-interface Answer {
-  status: number | 'aborted' | 'network'
-  message: string
-  body: unknown
-  retryAfter?: string | null
-}
-
-function resultBody(id: string, agentId: string, checkId: string): Record<string, unknown> {
-  return {
-    id,
-    checkId,
-    checkType: 'URL',
-    name: checkId,
-    status: 'passed',
-    startedAt: new Date().toISOString(),
-    durationMs: 3,
-    location: LOCATION,
-    attempt: 1,
-    assertions: [],
-    artifacts: [],
-    agent: { id: agentId, version: '0.0.0', flavor: 'uptime' },
-  }
-}
+type Answer = HubAnswer
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -69,47 +48,12 @@ describe('PostgreSQL restarted under load', () => {
   let agent: Child
   let hubUrl = ''
   let key = ''
+  let call: ReturnType<typeof createHubCaller>
   let target: Server
   let targetUrl = ''
   const dirs: string[] = []
   const held: Array<() => void> = []
   const hits: string[] = []
-
-  const call = async (method: string, pathname: string, body?: unknown): Promise<Answer> => {
-    try {
-      const response = await fetch(`${hubUrl}${pathname}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(REQUEST_LIMIT_MS),
-      })
-      const text = await response.text()
-      let parsed: unknown = text
-      try {
-        parsed = JSON.parse(text)
-      } catch {
-        // not JSON: the text is the body
-      }
-      const message =
-        typeof parsed === 'object' && parsed !== null && 'message' in parsed ? String(parsed.message) : text
-      return {
-        status: response.status,
-        message,
-        body: parsed,
-        retryAfter: response.headers.get('retry-after'),
-      }
-    } catch (error) {
-      const name = (error as Error).name
-      return {
-        status: name === 'TimeoutError' || name === 'AbortError' ? 'aborted' : 'network',
-        message: String(error),
-        body: undefined,
-      }
-    }
-  }
 
   beforeAll(async () => {
     postgres = await startPostgres()
@@ -134,6 +78,7 @@ describe('PostgreSQL restarted under load', () => {
     hubUrl = (await hub.waitFor(/listening on (http:\/\/\S+)/))[1] as string
     key = (JSON.parse(await readFile(path.join(hubDir, 'credentials.json'), 'utf8')) as { apiKey: string })
       .apiKey
+    call = createHubCaller(hubUrl, key, REQUEST_LIMIT_MS)
 
     const agentDir = await mkdtemp(path.join(tmpdir(), 'outpost-pg-restart-agent-'))
     dirs.push(agentDir)
@@ -201,7 +146,7 @@ describe('PostgreSQL restarted under load', () => {
       acknowledged.set(agentId, mine)
       for (let r = 0; r < 1000 && !stopping; r += 1) {
         const id = randomUUID()
-        const body = resultBody(id, agentId, `load-${n}`)
+        const body = resultBody(id, `load-${n}`, agentId, LOCATION)
         // Retried even after `stopping`: a result the poster started is never given up.
         for (let attempt = 0; attempt < 2000; attempt += 1) {
           if (success(record('results', await call('POST', '/v1/agent/results', body)).status)) {
@@ -359,7 +304,8 @@ describe('PostgreSQL restarted under load', () => {
 
   it('a frozen PostgreSQL (SIGSTOP): requests are answered 503 after the timeout, none hangs; after SIGCONT all is well', async () => {
     const ids = Array.from({ length: 4 }, () => randomUUID())
-    const post = (id: string) => call('POST', '/v1/agent/results', resultBody(id, 'frozen-agent', 'frozen'))
+    const post = (id: string) =>
+      call('POST', '/v1/agent/results', resultBody(id, 'frozen', 'frozen-agent', LOCATION))
     await postgres.freeze()
     let answers: Answer[] = []
     try {
