@@ -49,6 +49,14 @@ async function save(dataDir: string, credentials: { accountId: string; apiKey: s
   // A side file left by an earlier kill keeps its old mode through open(); this one must be 0600.
   await chmod(partial, 0o600)
   await rename(partial, file)
+  // The rename is an entry in the directory: until the directory is synced, a power cut may bring
+  // back the old entry (no file) while the database keeps the account whose key only the file had.
+  const directory = await open(dataDir, 'r')
+  try {
+    await directory.sync()
+  } finally {
+    await directory.close()
+  }
 }
 
 /** The saved credentials when they still work, else new ones when the database has no account yet. */
@@ -58,16 +66,18 @@ export async function ensureCredentials(store: HubStore, dataDir: string): Promi
     const key = await store.authenticate(saved.apiKey)
     if (key?.accountIds.includes(saved.accountId)) return { ...saved, created: false }
   }
-  if ((await store.countAccounts()) > 0) return undefined
   // A saved key the database never learned (the first start was killed between the two) is the one
-  // the operator may already hold: it is registered rather than replaced.
+  // the operator may already hold: it is registered rather than replaced. The file is written only
+  // by the start that creates the account (replicas with data dirs of their own may start together).
   const credentials = saved ?? { accountId: newId(), apiKey: newApiKey() }
-  if (saved === undefined) await save(dataDir, credentials)
-  await store.createAccountWithKey({
-    accountId: credentials.accountId,
-    accountName: 'default',
-    key: credentials.apiKey,
-    keyName: 'created on first start',
+  const created = await store.createFirstAccount(async () => {
+    if (saved === undefined) await save(dataDir, credentials)
+    return {
+      accountId: credentials.accountId,
+      accountName: 'default',
+      key: credentials.apiKey,
+      keyName: 'created on first start',
+    }
   })
-  return { ...credentials, created: true }
+  return created ? { ...credentials, created: true } : undefined
 }

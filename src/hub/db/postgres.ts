@@ -6,7 +6,7 @@
 import pg from 'pg'
 import { DatabaseUnavailableError } from './errors.ts'
 import { translatePostgresError } from './postgres-errors.ts'
-import type { Db, Queryable, Row, SqlValue } from './types.ts'
+import type { Db, Queryable, Row, SqlValue, TransactionOptions } from './types.ts'
 
 const INT8_OID = 20
 
@@ -14,6 +14,28 @@ export interface PostgresOptions {
   max?: number
   /** How long a connection or one statement may take before the request is answered 503; default 30 s. */
   timeoutMs?: number
+}
+
+// The longest timer Node keeps (about 24.8 days); pg falls back to the pool's query_timeout for 0.
+const NO_QUERY_TIMEOUT_MS = 2 ** 31 - 1
+
+/**
+ * Waits for the lock however long another replica holds it (its migration on a large database may
+ * take minutes): neither the pool's query_timeout nor a server-side statement or lock timeout (a
+ * role's default) may fail the start of a replica that is only queueing behind another.
+ */
+async function takeAdvisoryLock(client: pg.PoolClient, key: number): Promise<void> {
+  try {
+    await client.query('SET LOCAL statement_timeout = 0')
+    await client.query('SET LOCAL lock_timeout = 0')
+    await client.query({
+      text: 'SELECT pg_advisory_xact_lock($1)',
+      values: [key],
+      query_timeout: NO_QUERY_TIMEOUT_MS,
+    } as pg.QueryConfig)
+  } catch (error) {
+    throw translatePostgresError(error)
+  }
 }
 
 export function openPostgres(connectionString: string, options: PostgresOptions = {}): Db {
@@ -49,7 +71,7 @@ export function openPostgres(connectionString: string, options: PostgresOptions 
   return {
     dialect: 'postgres',
     query: (sql, params = []) => query(pool, sql, params),
-    async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    async transaction<T>(fn: (tx: Queryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
       let client: pg.PoolClient
       try {
         client = await pool.connect()
@@ -66,6 +88,7 @@ export function openPostgres(connectionString: string, options: PostgresOptions 
       client.on('error', onError)
       try {
         await query(client, 'BEGIN', [])
+        if (options.advisoryLock !== undefined) await takeAdvisoryLock(client, options.advisoryLock)
         const value = await fn({ query: (sql, params = []) => query(client, sql, params) })
         await query(client, 'COMMIT', [])
         return value

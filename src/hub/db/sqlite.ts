@@ -100,6 +100,7 @@ export function openSqlite(file: string, options: SqliteOptions = {}): Db {
     dialect: 'sqlite',
     query: <R extends Row>(sql: string, params: readonly SqlValue[] = []) =>
       waitingOutLocks(() => serialised(async () => run<R>(sql, params))),
+    // options.advisoryLock: BEGIN IMMEDIATE already admits one writer at a time, across processes too.
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
       waitingOutLocks(() =>
         serialised(async () => {

@@ -11,9 +11,18 @@ export interface Queryable {
 
 export type Dialect = 'sqlite' | 'postgres'
 
+export interface TransactionOptions {
+  /**
+   * PostgreSQL: the transaction first takes pg_advisory_xact_lock(advisoryLock), waiting for it as
+   * long as it takes (no statement or query timeout), so replicas doing the same run one after
+   * another. SQLite needs none: BEGIN IMMEDIATE already admits one writer at a time.
+   */
+  advisoryLock?: number
+}
+
 export interface Db extends Queryable {
   readonly dialect: Dialect
   /** Runs fn in one transaction; SQLite: one writer at a time, PostgreSQL: READ COMMITTED with row locks. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>
   close(): Promise<void>
 }

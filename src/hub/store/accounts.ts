@@ -1,7 +1,7 @@
 // Accounts and API keys. A key belongs to the account it was created in and may be granted others
 // (an account created with a key grants it to that key); x-service-account picks among them.
 
-import type { Db } from '../db/types.ts'
+import type { Db, Queryable } from '../db/types.ts'
 import { hashApiKey, iso, newApiKey, newId } from './ids.ts'
 import type { Account, ApiKeyInfo, AuthenticatedKey } from './model.ts'
 
@@ -22,6 +22,31 @@ function keyInfo(row: KeyRow): ApiKeyInfo {
     prefix: row.prefix,
     created_at: iso(row.created_at),
   }
+}
+
+export interface AccountWithKey {
+  accountId: string
+  accountName: string
+  /** The key's plaintext; the database keeps its hash. */
+  key: string
+  keyName: string
+}
+
+// Any fixed number other than the migration's: replicas' first starts take turns.
+const FIRST_ACCOUNT_LOCK = 748_312
+
+async function insertAccountWithKey(tx: Queryable, input: AccountWithKey, at: number): Promise<void> {
+  const keyId = newId()
+  await tx.query('INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)', [
+    input.accountId,
+    input.accountName,
+    at,
+  ])
+  await tx.query(
+    'INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+    [keyId, input.accountId, input.keyName, hashApiKey(input.key), input.key.slice(0, 7), at],
+  )
+  await tx.query('INSERT INTO key_accounts (key_id, account_id) VALUES ($1, $2)', [keyId, input.accountId])
 }
 
 export function createAccountsStore(db: Db, now: () => number) {
@@ -82,29 +107,25 @@ export function createAccountsStore(db: Db, now: () => number) {
      * An account and a key for it in one transaction, the key's plaintext chosen by the caller: the
      * hub's first start saves it to its credentials file before the database learns it.
      */
-    async createAccountWithKey(input: {
-      accountId: string
-      accountName: string
-      key: string
-      keyName: string
-    }): Promise<void> {
-      const at = now()
-      const keyId = newId()
-      await db.transaction(async (tx) => {
-        await tx.query('INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)', [
-          input.accountId,
-          input.accountName,
-          at,
-        ])
-        await tx.query(
-          'INSERT INTO api_keys (id, account_id, name, key_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-          [keyId, input.accountId, input.keyName, hashApiKey(input.key), input.key.slice(0, 7), at],
-        )
-        await tx.query('INSERT INTO key_accounts (key_id, account_id) VALUES ($1, $2)', [
-          keyId,
-          input.accountId,
-        ])
-      })
+    async createAccountWithKey(input: AccountWithKey): Promise<void> {
+      await db.transaction((tx) => insertAccountWithKey(tx, input, now()))
+    },
+
+    /**
+     * The first account and its key, unless the database has an account already (then false, and
+     * `prepare` is not called). Count and insert are one transaction under a lock, so replicas
+     * starting together on an empty database create one account between them, not one each.
+     */
+    async createFirstAccount(prepare: () => Promise<AccountWithKey>): Promise<boolean> {
+      return db.transaction(
+        async (tx) => {
+          const rows = await tx.query<{ n: number }>('SELECT COUNT(*) AS n FROM accounts')
+          if (Number(rows[0]?.n ?? 0) > 0) return false
+          await insertAccountWithKey(tx, await prepare(), now())
+          return true
+        },
+        { advisoryLock: FIRST_ACCOUNT_LOCK },
+      )
     },
 
     async listApiKeys(accountId: string): Promise<ApiKeyInfo[]> {
