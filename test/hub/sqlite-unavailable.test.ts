@@ -63,6 +63,30 @@ describe('the embedded SQLite unable to write', () => {
     expect(await incidentNames(hub)).toEqual(['before', 'while locked'])
   })
 
+  it('readiness is 503 naming the lock while another process holds it; health stays 200', {
+    timeout: 60_000,
+  }, async () => {
+    const hub = await startTestHub({ sqliteLockWaitMs: 200 })
+    cleanup.push(() => hub.close())
+    expect((await hub.api('/-/readiness', { key: null })).status).toBe(200)
+    const other = new DatabaseSync(path.join(hub.dataDir, 'hub.sqlite'))
+    cleanup.push(() => other.isOpen && other.close())
+    other.exec('PRAGMA busy_timeout = 0; BEGIN IMMEDIATE')
+
+    // Reads still work (WAL), so a SELECT would say ready while every write is refused.
+    const readiness = await hub.api('/-/readiness', { key: null })
+    expect(readiness.status).toBe(503)
+    expect(readiness.body).toMatchObject({
+      message:
+        "the hub's database is unavailable (SQLite: the database is locked by another process); try again shortly",
+    })
+    expect((await hub.api('/-/health', { key: null })).status).toBe(200)
+
+    other.exec('ROLLBACK')
+    other.close()
+    expect((await hub.api('/-/readiness', { key: null })).status).toBe(200)
+  })
+
   it('a held lock does not stop the hub: health and reads answer while writes wait, then the writes go through', {
     timeout: 60_000,
   }, async () => {

@@ -108,13 +108,17 @@ async function hasColumn(db: Db, tx: Queryable, table: string, column: string): 
 }
 
 export async function migrate(db: Db): Promise<void> {
-  await db.transaction(async (tx) => {
-    if (db.dialect === 'postgres') await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`)
-    for (const statement of TABLES) await tx.query(statement)
-    for (const added of ADDED_COLUMNS) {
-      if (await hasColumn(db, tx, added.table, added.column)) continue
-      await tx.query(`ALTER TABLE ${added.table} ADD COLUMN ${added.column} ${added.definition}`)
-      if (added.backfill !== undefined) await tx.query(added.backfill)
-    }
-  })
+  // The lock is waited for without a timeout: a replica queueing behind another's long migration
+  // starts when that one is done instead of failing after HUB_DATABASE_TIMEOUT_SECONDS.
+  await db.transaction(
+    async (tx) => {
+      for (const statement of TABLES) await tx.query(statement)
+      for (const added of ADDED_COLUMNS) {
+        if (await hasColumn(db, tx, added.table, added.column)) continue
+        await tx.query(`ALTER TABLE ${added.table} ADD COLUMN ${added.column} ${added.definition}`)
+        if (added.backfill !== undefined) await tx.query(added.backfill)
+      }
+    },
+    { advisoryLock: MIGRATION_LOCK },
+  )
 }

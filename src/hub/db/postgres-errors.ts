@@ -2,7 +2,7 @@
 // which mean "this value cannot be stored" (NUL in text). Everything else is left as it is: a bug or
 // a constraint the store handles.
 
-import { DatabaseUnavailableError, UnstorableValueError } from './errors.ts'
+import { DatabaseOverloadedError, DatabaseUnavailableError, UnstorableValueError } from './errors.ts'
 
 // Socket errors of the connection itself, worded without the address: the message reaches callers
 // that have not authenticated (the API key check needs the database too).
@@ -26,10 +26,11 @@ const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '57P05', '53300']
 // U+0000 in text and in jsonb.
 const UNSTORABLE_STATES = new Set(['22021', '22P05'])
 
+const POOL_EXHAUSTED = /^timeout exceeded when trying to connect/
+
 // pg's own errors for a connection that ended or never came; they carry no code.
 const CONNECTION_MESSAGES = [
   /^Connection terminated/,
-  /^timeout exceeded when trying to connect/,
   // query_timeout: the server took the statement and never answered.
   /^Query read timeout/,
   /is not queryable$/,
@@ -50,6 +51,14 @@ export function translatePostgresError(error: unknown): unknown {
       return new DatabaseUnavailableError(reasonOf(error), { cause: error })
     }
     if (UNSTORABLE_STATES.has(code)) return new UnstorableValueError(reasonOf(error), { cause: error })
+  }
+  // pg-pool's answer to a connect that waited its whole timeout for a free connection of the pool:
+  // overload, not an outage (a connection that could not be opened fails on its own terms above).
+  if (POOL_EXHAUSTED.test(error.message)) {
+    return new DatabaseOverloadedError(
+      'PostgreSQL: every connection of the hub was in use for the whole connection timeout',
+      { cause: error },
+    )
   }
   if (CONNECTION_MESSAGES.some((pattern) => pattern.test(error.message))) {
     return new DatabaseUnavailableError(reasonOf(error), { cause: error })

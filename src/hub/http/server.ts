@@ -59,7 +59,8 @@ export async function buildHubApp(options: HubAppOptions): Promise<FastifyInstan
     url: '/-/readiness',
     auth: false,
     schema: {
-      summary: 'Readiness: 200 when the database answers, 503 naming the cause while it does not',
+      summary:
+        'Readiness: 200 when the database can take requests (SQLite: its write lock can be taken), 503 naming the cause while it cannot',
       response: {
         200: { type: 'object', properties: { status: { type: 'string' } } },
         503: errorSchema,

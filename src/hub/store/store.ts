@@ -21,7 +21,11 @@ export interface HubStore
     ChecksStore,
     WebhooksStore {
   readonly dialect: Dialect
-  /** Resolves when the database answers a trivial query (readiness). */
+  /**
+   * Resolves when the database can serve requests (readiness). PostgreSQL: it answers a trivial
+   * query. SQLite: the write lock can be taken (BEGIN IMMEDIATE, an empty commit), waited for as a
+   * write waits; a full disk is not seen until a write needs space.
+   */
   ping(): Promise<void>
   close(): Promise<void>
 }
@@ -64,7 +68,10 @@ export async function openStore(options: StoreOptions): Promise<HubStore> {
     ...checks,
     ...webhooks,
     async ping() {
-      await db.query('SELECT 1')
+      // On SQLite, reads go on while another process holds the lock: only a write says whether
+      // the hub can take results and incidents.
+      if (db.dialect === 'sqlite') await db.transaction(async () => undefined)
+      else await db.query('SELECT 1')
     },
     close: () => db.close(),
   }
