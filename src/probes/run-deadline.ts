@@ -52,15 +52,40 @@ const MAX_TIMER_DELAY_MS = 2 ** 31 - 1
 /** Node can fire a timer up to a millisecond early by performance.now() (it counts whole ms). */
 const EARLY_FIRE_TOLERANCE_MS = 1
 
+/**
+ * How long a run goes before it listens to its job's signal itself. Adding and removing a listener
+ * on an AbortSignal (an EventTarget) costs a loopback DNS query a twentieth of its time, and most
+ * runs are over in a millisecond; a job's signal (its timeout, the agent's shutdown) can wait this
+ * long to be heard by a run that just started.
+ */
+export const PARENT_WATCH_MS = 20
+
 class Clock implements DeadlineClock {
   readonly #lanes = new Map<number, Lane>()
   #timer: NodeJS.Timeout | undefined
   #armedFor = Number.POSITIVE_INFINITY
+  // Runs started since the last watch, which do not listen to their job's signal yet.
+  #young: Deadline[] = []
+  #watcher: NodeJS.Timeout | undefined
 
   start(parent: AbortSignal, limitMs: number | undefined): RunDeadline {
     const deadline = new Deadline(parent, this)
-    if (limitMs !== undefined && limitMs > 0 && !deadline.aborted) this.#enqueue(deadline, limitMs)
+    if (deadline.aborted) return deadline
+    if (limitMs !== undefined && limitMs > 0) this.#enqueue(deadline, limitMs)
+    this.#young.push(deadline)
+    if (this.#watcher === undefined) {
+      this.#watcher = setTimeout(() => this.#watchParents(), PARENT_WATCH_MS)
+      this.#watcher.unref()
+    }
     return deadline
+  }
+
+  /** Runs still going after a watch period listen to their job's signal from now on. */
+  #watchParents(): void {
+    this.#watcher = undefined
+    const young = this.#young
+    this.#young = []
+    for (const deadline of young) deadline.listenToParent()
   }
 
   #enqueue(deadline: Deadline, limitMs: number): void {
@@ -146,13 +171,24 @@ class Deadline implements RunDeadline, StopSignal {
   readonly #clock: Clock
   // Rarely more than one listener at a time (the phase under way), so an array beats a Set.
   #listeners: StopListener[] = []
-  readonly #onParentAbort = (): void => this.#fire(this.#parent.reason)
+  #ended = false
+  #onParentAbort: (() => void) | undefined
 
   constructor(parent: AbortSignal, clock: Clock) {
     this.#parent = parent
     this.#clock = clock
     if (parent.aborted) this.#fire(parent.reason)
-    else parent.addEventListener('abort', this.#onParentAbort, { once: true })
+  }
+
+  /** From now on the job's signal stops this run at once (the clock calls it once it is not new). */
+  listenToParent(): void {
+    if (this.#ended || this.aborted) return
+    if (this.#parent.aborted) {
+      this.#fire(this.#parent.reason)
+      return
+    }
+    this.#onParentAbort = () => this.#fire(this.#parent.reason)
+    this.#parent.addEventListener('abort', this.#onParentAbort, { once: true })
   }
 
   get signal(): StopSignal {
@@ -180,8 +216,10 @@ class Deadline implements RunDeadline, StopSignal {
   }
 
   dispose(): void {
+    this.#ended = true
     this.#clock.unlink(this)
-    this.#parent.removeEventListener('abort', this.#onParentAbort)
+    if (this.#onParentAbort) this.#parent.removeEventListener('abort', this.#onParentAbort)
+    this.#onParentAbort = undefined
     this.#listeners = []
   }
 

@@ -1,12 +1,13 @@
 // The deadline clock times every run of a probe with one Node timer. What must hold: each run fires
 // once, at its own limit and not before, in expiry order across limits; a run that ended or whose
-// job stopped it never fires later; and the clock never keeps a process alive by itself.
+// job stopped it never fires later; the job's signal is heard (at once by a run past its first watch
+// period, within that period by a newer one); and the clock never keeps a process alive by itself.
 
 import { execFile } from 'node:child_process'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { createDeadlineClock, type RunDeadline } from '../../src/probes/run-deadline.ts'
+import { createDeadlineClock, PARENT_WATCH_MS, type RunDeadline } from '../../src/probes/run-deadline.ts'
 
 const run = promisify(execFile)
 
@@ -104,21 +105,51 @@ describe('deadline clock', () => {
     expect(later.timedOut).toBe(true)
   })
 
-  it("stops a run when the job's signal fires, and the limit then fires nothing more", async () => {
+  it("hears the job's signal within the watch period when it fires just after the run started", async () => {
     const clock = createDeadlineClock()
     const job = new AbortController()
-    const deadline = clock.start(job.signal, 30)
+    const deadline = clock.start(job.signal, 60_000)
     let fired = 0
     deadline.signal.addEventListener('abort', () => fired++)
     job.abort(new Error('job timed out'))
-    expect(deadline.signal.aborted).toBe(true)
+    await stopped(deadline)
     expect(deadline.timedOut).toBe(false)
     expect(String(deadline.signal.reason)).toContain('job timed out')
+    expect(fired).toBe(1)
+    deadline.dispose()
+  })
+
+  it("once past the watch period, a run stops the moment the job's signal fires; its limit then fires nothing", async () => {
+    const clock = createDeadlineClock()
+    const job = new AbortController()
+    const deadline = clock.start(job.signal, 30 + PARENT_WATCH_MS * 3)
+    let fired = 0
+    deadline.signal.addEventListener('abort', () => fired++)
+    await new Promise((resolve) => setTimeout(resolve, PARENT_WATCH_MS * 2))
+    job.abort(new Error('agent shutting down'))
+    expect(deadline.signal.aborted).toBe(true)
+    expect(String(deadline.signal.reason)).toContain('agent shutting down')
     // A later run on the same clock outlives the first one's limit: the first must stay quiet.
-    const after = clock.start(new AbortController().signal, 80)
+    const after = clock.start(new AbortController().signal, 150)
     await stopped(after)
     expect(fired).toBe(1)
     expect(deadline.timedOut).toBe(false)
+    deadline.dispose()
+  })
+
+  it("a run that ended never listens to its job's signal", async () => {
+    const clock = createDeadlineClock()
+    const job = new AbortController()
+    const deadline = clock.start(job.signal, 1000)
+    deadline.dispose()
+    await new Promise((resolve) => setTimeout(resolve, PARENT_WATCH_MS * 2))
+    let fired = false
+    deadline.signal.addEventListener('abort', () => {
+      fired = true
+    })
+    job.abort()
+    expect(deadline.signal.aborted).toBe(false)
+    expect(fired).toBe(false)
   })
 
   it('starts stopped when the job signal has already fired', () => {
@@ -155,7 +186,8 @@ describe('deadline clock', () => {
     await stopped(limited)
     expect(unlimited.signal.aborted).toBe(false)
     job.abort()
-    expect(unlimited.signal.aborted).toBe(true)
+    await stopped(unlimited)
+    expect(unlimited.timedOut).toBe(false)
   })
 
   it('does not keep a process alive on its own', async () => {

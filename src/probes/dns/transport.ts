@@ -2,7 +2,6 @@
 // or over TCP (RFC 1035 §4.2.2: each message prefixed by its length in two bytes).
 
 import dgram from 'node:dgram'
-import { isIPv6 } from 'node:net'
 import { connectTcp } from '../net/timed-connect.ts'
 import { CodedError, PhaseError } from '../network-errors.ts'
 import type { StopSignal } from '../run-deadline.ts'
@@ -25,7 +24,7 @@ export function queryUdp(
       reject(new PhaseError('request', signal.reason))
       return
     }
-    const socket = dgram.createSocket(isIPv6(server.address) ? 'udp6' : 'udp4')
+    const socket = dgram.createSocket(socketType(server))
     let done = false
     const finish = (err: Error | undefined, bytes?: Buffer): void => {
       if (done) return
@@ -56,6 +55,14 @@ export function queryUdp(
   })
 }
 
+/**
+ * The server's address is an IP literal by now (names are resolved first), and only IPv6 literals
+ * hold a colon: cheaper than net.isIPv6's regular expression, which showed in the probe's profile.
+ */
+function socketType(server: NameServer): 'udp4' | 'udp6' {
+  return server.address.includes(':') ? 'udp6' : 'udp4'
+}
+
 /** How long the refusal check after a UDP timeout may take. */
 export const REFUSAL_CHECK_MS = 250
 
@@ -66,7 +73,7 @@ export const REFUSAL_CHECK_MS = 250
  */
 export function udpRefused(server: NameServer, query: Buffer): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = dgram.createSocket(isIPv6(server.address) ? 'udp6' : 'udp4')
+    const socket = dgram.createSocket(socketType(server))
     let done = false
     const finish = (refused: boolean): void => {
       if (done) return
