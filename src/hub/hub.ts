@@ -92,6 +92,9 @@ export async function startHub(options: HubOptions): Promise<Hub> {
         if (expired > 0) notifier.notify()
       })
       .catch(failed('sweep of unclaimed jobs'))
+      // Idempotency-Keys past 24 h, a bounded batch a turn (an expired key is also freed when reused).
+      .then(() => store.sweepIdempotencyKeys())
+      .catch(failed('cleanup of expired Idempotency-Keys'))
       .finally(() => {
         sweeping = false
       })

@@ -68,6 +68,12 @@ const TABLES = [
   `CREATE TABLE IF NOT EXISTS artifacts (
     account_id TEXT NOT NULL, run_id TEXT NOT NULL, name TEXT NOT NULL, size BIGINT NOT NULL,
     sha256 TEXT NOT NULL, path TEXT NOT NULL, created_at BIGINT NOT NULL, PRIMARY KEY (account_id, run_id, name))`,
+  // Idempotency-Key answers (store/idempotency.ts); status and body are NULL only inside the
+  // transaction that claims the key.
+  `CREATE TABLE IF NOT EXISTS idempotency_keys (
+    account_id TEXT NOT NULL, route TEXT NOT NULL, idem_key TEXT NOT NULL, request_hash TEXT NOT NULL,
+    status INTEGER, body TEXT, created_at BIGINT NOT NULL, PRIMARY KEY (account_id, route, idem_key))`,
+  `CREATE INDEX IF NOT EXISTS idempotency_keys_age ON idempotency_keys (created_at)`,
 ]
 
 interface AddedColumn {

@@ -7,6 +7,7 @@ import { decodeCursor } from '../store/cursor.ts'
 import type { IncidentStatus, SessionStatus } from '../store/model.ts'
 import type { HubStore } from '../store/store.ts'
 import { HttpError } from './errors.ts'
+import { idempotentRequest, sendIdempotent, serialiserOf, withIdempotencyKey } from './idempotency-key.ts'
 import type { RouteTable } from './route-table.ts'
 import {
   accountHeader,
@@ -96,11 +97,11 @@ export function registerPublicRoutes(app: FastifyInstance, table: RouteTable, de
     schema: {
       summary: "Adds an update; the incident's lastUpdateStatus and updated_at follow it",
       params: idParam('incidentId'),
-      headers: accountHeader,
+      headers: withIdempotencyKey(accountHeader),
       body: incidentUpdateBody,
-      response: { 200: incidentUpdateSchema, ...errors },
+      response: { 200: incidentUpdateSchema, ...errors, 422: errorSchema },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { incidentId } = request.params as { incidentId: string }
       const body = request.body as {
         description: string
@@ -108,15 +109,31 @@ export function registerPublicRoutes(app: FastifyInstance, table: RouteTable, de
         publicIncidentUpdateDate?: string
         notifySubscribers: boolean
       }
-      const update = await store.addIncidentUpdate(request.accountId, incidentId, {
+      const once = idempotentRequest(request, 'POST /v1/status-pages/incidents/:incidentId/incident-updates')
+      const input = {
         description: body.description,
         status: body.status,
         publicIncidentUpdateDate:
           body.publicIncidentUpdateDate === undefined ? undefined : Date.parse(body.publicIncidentUpdateDate),
         notifySubscribers: body.notifySubscribers,
-      })
-      if (update === null) throw new HttpError(404, `incident ${JSON.stringify(incidentId)} not found`)
-      return update
+      }
+      const notFound = () => new HttpError(404, `incident ${JSON.stringify(incidentId)} not found`)
+      if (once === undefined) {
+        const update = await store.addIncidentUpdate(request.accountId, incidentId, input)
+        if (update === null) throw notFound()
+        return update
+      }
+      reply.code(200)
+      const outcome = await store.addIncidentUpdateOnce(
+        request.accountId,
+        incidentId,
+        input,
+        once,
+        serialiserOf(reply),
+      )
+      const sent = sendIdempotent(reply, outcome)
+      if (sent === false) throw notFound()
+      return sent
     },
   })
 

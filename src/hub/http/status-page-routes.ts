@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { UnknownReference } from '../store/incidents.ts'
 import type { IncidentSeverity, IncidentStatus } from '../store/model.ts'
 import { HttpError } from './errors.ts'
+import { idempotentRequest, sendIdempotent, serialiserOf, withIdempotencyKey } from './idempotency-key.ts'
 import type { ManagementRouteDeps } from './management-routes.ts'
 import type { RouteTable } from './route-table.ts'
 import {
@@ -100,9 +101,9 @@ export function registerStatusPageRoutes(
     url: '/v1/status-pages/incidents',
     schema: {
       summary: 'Creates an incident (lastUpdateStatus INVESTIGATING, or the status of its first update)',
-      headers: accountHeader,
+      headers: withIdempotencyKey(accountHeader),
       body: newIncidentBody,
-      response: { 201: incidentSchema, ...errors },
+      response: { 201: incidentSchema, ...errors, 422: errorSchema },
     },
     handler: async (request, reply) => {
       const body = request.body as {
@@ -113,28 +114,36 @@ export function registerStatusPageRoutes(
         status?: IncidentStatus
         notifySubscribers: boolean
       }
+      const once = idempotentRequest(request, 'POST /v1/status-pages/incidents')
       if (body.status !== undefined && body.description === undefined) {
         throw new HttpError(
           400,
           'body/description is required when body/status is given (it is the first update)',
         )
       }
-      const incident = await store
-        .createIncident(request.accountId, {
-          name: body.name,
-          severity: body.severity,
-          serviceIds: body.services,
-          firstUpdate:
-            body.description === undefined
-              ? undefined
-              : {
-                  description: body.description,
-                  status: body.status,
-                  notifySubscribers: body.notifySubscribers,
-                },
-        })
+      const input = {
+        name: body.name,
+        severity: body.severity,
+        serviceIds: body.services,
+        firstUpdate:
+          body.description === undefined
+            ? undefined
+            : {
+                description: body.description,
+                status: body.status,
+                notifySubscribers: body.notifySubscribers,
+              },
+      }
+      if (once === undefined) {
+        const incident = await store.createIncident(request.accountId, input).catch(unknownReference)
+        return reply.code(201).send(incident)
+      }
+      // The code first: the recorded text is what the 201 schema serialises.
+      reply.code(201)
+      const outcome = await store
+        .createIncidentOnce(request.accountId, input, once, serialiserOf(reply))
         .catch(unknownReference)
-      return reply.code(201).send(incident)
+      return sendIdempotent(reply, outcome)
     },
   })
 

@@ -2,6 +2,12 @@
 
 import type { Db, Queryable } from '../db/types.ts'
 import { type CursorPosition, encodeCursor } from './cursor.ts'
+import {
+  type IdempotentOutcome,
+  type IdempotentRequest,
+  runOnce,
+  sweepIdempotencyKeys,
+} from './idempotency.ts'
 import { iso, newId } from './ids.ts'
 import type {
   Incident,
@@ -179,6 +185,65 @@ export function createIncidentsStore(db: Db, now: () => number) {
     if (missing !== undefined) throw new UnknownReference('services', missing)
   }
 
+  async function readIncident(q: Queryable, accountId: string, id: string): Promise<Incident | null> {
+    const rows = await q.query<IncidentRow>(
+      `SELECT ${INCIDENT_COLUMNS} FROM incidents WHERE account_id = $1 AND id = $2`,
+      [accountId, id],
+    )
+    const [incident] = await hydrate(q, rows)
+    return incident ?? null
+  }
+
+  async function insertIncident(
+    tx: Queryable,
+    accountId: string,
+    input: NewIncident,
+    at: number,
+  ): Promise<Incident> {
+    const id = newId()
+    await requireServices(tx, accountId, input.serviceIds)
+    await tx.query(
+      `INSERT INTO incidents (id, account_id, name, severity, last_update_status, created_at, updated_at, duration, update_count)
+       VALUES ($1, $2, $3, $4, $5, $6, $6, NULL, 0)`,
+      [id, accountId, input.name, input.severity, 'INVESTIGATING', at],
+    )
+    for (const serviceId of new Set(input.serviceIds)) {
+      await tx.query('INSERT INTO incident_services (incident_id, service_id) VALUES ($1, $2)', [
+        id,
+        serviceId,
+      ])
+    }
+    if (input.firstUpdate) {
+      const incident = { id, created_at: at, update_count: 0, last_update_status: 'INVESTIGATING' }
+      await insertUpdate(tx, accountId, incident, input.firstUpdate, at)
+    }
+    // Read inside the transaction: the answer an Idempotency-Key records is the one sent.
+    return (await readIncident(tx, accountId, id)) as Incident
+  }
+
+  /** Null when the incident does not exist in this account. */
+  async function appendUpdate(
+    tx: Queryable,
+    accountId: string,
+    incidentId: string,
+    input: NewIncidentUpdate,
+    at: number,
+  ): Promise<IncidentUpdate | null> {
+    // The row lock orders concurrent updates of one incident (positions, lastUpdateStatus).
+    const rows = await tx.query<{
+      id: string
+      created_at: number
+      update_count: number
+      last_update_status: string
+    }>(
+      `SELECT id, created_at, update_count, last_update_status FROM incidents WHERE account_id = $1 AND id = $2${lockSuffix}`,
+      [accountId, incidentId],
+    )
+    const incident = rows[0]
+    if (incident === undefined) return null
+    return update(await insertUpdate(tx, accountId, incident, input, at))
+  }
+
   const store = {
     async createService(accountId: string, name: string): Promise<Service> {
       const at = now()
@@ -238,35 +303,25 @@ export function createIncidentsStore(db: Db, now: () => number) {
 
     async createIncident(accountId: string, input: NewIncident): Promise<Incident> {
       const at = now()
-      const id = newId()
-      await db.transaction(async (tx) => {
-        await requireServices(tx, accountId, input.serviceIds)
-        await tx.query(
-          `INSERT INTO incidents (id, account_id, name, severity, last_update_status, created_at, updated_at, duration, update_count)
-           VALUES ($1, $2, $3, $4, $5, $6, $6, NULL, 0)`,
-          [id, accountId, input.name, input.severity, 'INVESTIGATING', at],
-        )
-        for (const serviceId of new Set(input.serviceIds)) {
-          await tx.query('INSERT INTO incident_services (incident_id, service_id) VALUES ($1, $2)', [
-            id,
-            serviceId,
-          ])
-        }
-        if (input.firstUpdate) {
-          const incident = { id, created_at: at, update_count: 0, last_update_status: 'INVESTIGATING' }
-          await insertUpdate(tx, accountId, incident, input.firstUpdate, at)
-        }
+      return db.transaction(async (tx) => insertIncident(tx, accountId, input, at))
+    },
+
+    /** createIncident once per Idempotency-Key; `encode` gives the 201 answer's JSON text. */
+    async createIncidentOnce(
+      accountId: string,
+      input: NewIncident,
+      request: IdempotentRequest,
+      encode: (incident: Incident) => string,
+    ): Promise<IdempotentOutcome<Incident>> {
+      const at = now()
+      return runOnce(db, at, request, async (tx) => {
+        const incident = await insertIncident(tx, accountId, input, at)
+        return { value: incident, answer: { status: 201, body: encode(incident) } }
       })
-      return (await store.getIncident(accountId, id)) as Incident
     },
 
     async getIncident(accountId: string, id: string): Promise<Incident | null> {
-      const rows = await db.query<IncidentRow>(
-        `SELECT ${INCIDENT_COLUMNS} FROM incidents WHERE account_id = $1 AND id = $2`,
-        [accountId, id],
-      )
-      const [incident] = await hydrate(db, rows)
-      return incident ?? null
+      return readIncident(db, accountId, id)
     },
 
     /** Newest first, by (created_at, id) descending, from after the cursor. */
@@ -298,22 +353,30 @@ export function createIncidentsStore(db: Db, now: () => number) {
       incidentId: string,
       input: NewIncidentUpdate,
     ): Promise<IncidentUpdate | null> {
-      return db.transaction(async (tx) => {
-        // The row lock orders concurrent updates of one incident (positions, lastUpdateStatus).
-        const rows = await tx.query<{
-          id: string
-          created_at: number
-          update_count: number
-          last_update_status: string
-        }>(
-          `SELECT id, created_at, update_count, last_update_status FROM incidents WHERE account_id = $1 AND id = $2${lockSuffix}`,
-          [accountId, incidentId],
-        )
-        const incident = rows[0]
-        if (incident === undefined) return null
-        return update(await insertUpdate(tx, accountId, incident, input, now()))
+      // The time once the incident's row is ours: updates of one incident stay in time order.
+      return db.transaction(async (tx) => appendUpdate(tx, accountId, incidentId, input, now()))
+    },
+
+    /**
+     * addIncidentUpdate once per Idempotency-Key; `encode` gives the 200 answer's JSON text. An
+     * unknown incident is 'refused' and records nothing.
+     */
+    async addIncidentUpdateOnce(
+      accountId: string,
+      incidentId: string,
+      input: NewIncidentUpdate,
+      request: IdempotentRequest,
+      encode: (update: IncidentUpdate) => string,
+    ): Promise<IdempotentOutcome<IncidentUpdate>> {
+      const at = now()
+      return runOnce(db, at, request, async (tx) => {
+        const added = await appendUpdate(tx, accountId, incidentId, input, at)
+        return added === null ? null : { value: added, answer: { status: 200, body: encode(added) } }
       })
     },
+
+    /** Deletes a bounded batch of Idempotency-Keys past their 24 hours; returns how many. */
+    sweepIdempotencyKeys: (): Promise<number> => sweepIdempotencyKeys(db, now()),
   }
   return store
 }

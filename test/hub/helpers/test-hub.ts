@@ -27,12 +27,15 @@ export interface ApiOptions {
   key?: string | null
   account?: string
   body?: unknown
+  /** Extra request headers. */
+  headers?: Record<string, string>
 }
 
 export interface ApiResponse {
   status: number
   body: unknown
   text: string
+  headers: Headers
 }
 
 export interface TestHub {
@@ -82,7 +85,7 @@ export async function startTestHub(
   const { key } = await hub.store.createApiKey(account.id, 'test')
   const url = hub.url
   const api = async (pathname: string, o: ApiOptions = {}): Promise<ApiResponse> => {
-    const headers: Record<string, string> = {}
+    const headers: Record<string, string> = { ...o.headers }
     const useKey = o.key === undefined ? key : o.key
     if (useKey !== null) headers.authorization = `Bearer ${useKey}`
     if (o.account !== undefined) headers['x-service-account'] = o.account
@@ -99,7 +102,7 @@ export async function startTestHub(
     } catch {
       // not JSON: the text is the body
     }
-    return { status: response.status, body, text }
+    return { status: response.status, body, text, headers: response.headers }
   }
   return {
     hub,

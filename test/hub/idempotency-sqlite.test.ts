@@ -1,0 +1,3 @@
+import { idempotencySuite } from './idempotency.ts'
+
+idempotencySuite('SQLite', { databaseUrl: async () => undefined })
