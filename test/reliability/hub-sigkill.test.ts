@@ -183,8 +183,8 @@ describe('the hub SIGKILLed under load and started again', () => {
       const readiness = await call('GET', '/-/readiness')
       expect(readiness.status, readiness.message).toBe(200)
       const acknowledged = [...load.results].filter(([, r]) => r.ackedIn < generation).map(([id]) => id)
-      const incidents = load.incidents.filter((i) => i.ackedIn >= 0 && i.ackedIn < generation)
-      const updates = load.incidents.filter((i) => i.updateAckedIn >= 0 && i.updateAckedIn < generation)
+      const incidents = load.incidents.filter((i) => i.ackedIn < generation)
+      const updates = load.incidents.filter((i) => i.updateAckedIn < generation)
       const stored = inspect(dbFile, (db) => ({
         results: new Set(
           (db.prepare('SELECT id FROM results').all() as Array<{ id: string }>).map((row) => row.id),
@@ -333,6 +333,12 @@ describe('the hub SIGKILLed under load and started again', () => {
       updates: d
         .prepare('SELECT incident_id, description FROM incident_updates ORDER BY incident_id, position')
         .all() as Array<{ incident_id: string; description: string }>,
+      answeredKeys: (
+        d.prepare('SELECT COUNT(*) AS n FROM idempotency_keys WHERE status IS NOT NULL').get() as {
+          n: number
+        }
+      ).n,
+      keys: (d.prepare('SELECT COUNT(*) AS n FROM idempotency_keys').get() as { n: number }).n,
     }))
     expect(db.integrity).toEqual(['ok'])
     expect(db.journal).toBe('wal')
@@ -358,7 +364,11 @@ describe('the hub SIGKILLed under load and started again', () => {
       expect(listed.sort()).toEqual(expected.sort())
     }
 
-    // Every incident written is there once, with its first update and its second, each once.
+    // Every incident written is there once, with its first update and its second, each once, though
+    // the writer never looked before retrying: it resent each write blindly with its Idempotency-Key.
+    // Each of its writes left one key with its answer, recorded in the write's own transaction.
+    expect(db.keys).toBe(2 * load.incidents.length)
+    expect(db.answeredKeys).toBe(db.keys)
     const byName = new Map<string, string[]>()
     for (const incident of db.incidents)
       byName.set(incident.name, [...(byName.get(incident.name) ?? []), incident.id])
@@ -392,7 +402,7 @@ describe('the hub SIGKILLed under load and started again', () => {
     console.log(
       `hub SIGKILL x3: ${load.results.size} results acknowledged (${[...load.results.values()].filter((r) => r.status === 200).length} stored by an attempt whose answer was lost), ` +
         `${retriesByClients} result posts without an answer, ${cutOff} of ${BURST} burst posts cut off, ` +
-        `${load.incidents.length} incidents (${load.incidents.filter((i) => i.ackedIn < 0 || i.updateAckedIn < 0).length} found stored after a lost answer), ` +
+        `${load.incidents.length} incidents (${load.incidents.filter((i) => i.replayed || i.updateReplayed).length} with a write answered as a replay after a lost answer), ` +
         `${outageLines.length} agent warning lines over 3 outages`,
     )
     // One line per backoff step of each loop (claims, deliveries, renewals), a few per outage here,

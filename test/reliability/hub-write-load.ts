@@ -1,8 +1,9 @@
 // Clients writing to a hub that may die under them. Result posters retry each result with its run id
-// until the hub acknowledges it (the hub is idempotent by run id). The incident writer has no such id
-// (the public API lets the hub choose it), so after a lost answer it looks for what it wrote before
-// writing again. Every acknowledgement records which hub generation gave it, so a test can ask what a
-// killed hub had acknowledged.
+// until the hub acknowledges it (the hub is idempotent by run id). The incident writer sends each
+// write with an Idempotency-Key of its own and retries it blindly with the same key: a write whose
+// answer was lost is answered again (Idempotent-Replayed: true), not written twice. Every
+// acknowledgement records which hub generation gave it, so a test can ask what a killed hub had
+// acknowledged.
 
 import { randomUUID } from 'node:crypto'
 
@@ -12,6 +13,8 @@ export interface HubAnswer {
   message: string
   /** The Retry-After header of an answer that had one. */
   retryAfter?: string | null
+  /** The answer carried Idempotent-Replayed: true (an earlier attempt with its key wrote). */
+  replayed?: boolean
 }
 
 export interface PostedResult {
@@ -27,10 +30,14 @@ export interface PostedResult {
 export interface WrittenIncident {
   token: string
   id: string
-  /** Generation that answered 201, or -1 when the answer was lost and the incident was found stored. */
+  /** Generation that answered 201 (a replay included). */
   ackedIn: number
-  /** Same for the second update (-1: found stored after a lost answer). */
+  /** Same for the second update. */
   updateAckedIn: number
+  /** The creation was answered as a replay: an attempt whose answer was lost had written it. */
+  replayed: boolean
+  /** Same for the second update. */
+  updateReplayed: boolean
 }
 
 export interface WriteLoadOptions {
@@ -74,11 +81,17 @@ export function resultBody(
 
 /** Calls the hub as a client does; a request is given up after `limitMs` (a hub that hangs). */
 export function createHubCaller(url: string, key: string, limitMs = REQUEST_LIMIT_MS) {
-  return async (method: string, pathname: string, body?: unknown): Promise<HubAnswer> => {
+  return async (
+    method: string,
+    pathname: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<HubAnswer> => {
     try {
       const response = await fetch(`${url}${pathname}`, {
         method,
         headers: {
+          ...headers,
           authorization: `Bearer ${key}`,
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
@@ -99,6 +112,7 @@ export function createHubCaller(url: string, key: string, limitMs = REQUEST_LIMI
         body: parsed,
         message,
         retryAfter: response.headers.get('retry-after'),
+        replayed: response.headers.get('idempotent-replayed') === 'true',
       }
     } catch (error) {
       const name = (error as Error).name
@@ -125,10 +139,16 @@ export function startWriteLoad(options: WriteLoadOptions) {
   // Set when a test gives up: retries end too, so cleanup is not held up by a hub that is gone.
   let halted = false
 
-  const send = async (route: string, method: string, pathname: string, body?: unknown) => {
+  const send = async (
+    route: string,
+    method: string,
+    pathname: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) => {
     inFlight += 1
     try {
-      const answer = await call(method, pathname, body)
+      const answer = await call(method, pathname, body, headers)
       if (answer.status !== 'network' && (typeof answer.status !== 'number' || answer.status >= 300)) {
         refused.push({ route, status: answer.status, message: answer.message })
       }
@@ -162,28 +182,19 @@ export function startWriteLoad(options: WriteLoadOptions) {
     }
   }
 
-  /** What the writer does after a lost answer: looks, and writes again only if nothing is there. */
+  /** Sends one write with its own Idempotency-Key, the same key on every attempt, until answered. */
   const writeOnce = async <T>(
     route: string,
-    write: () => Promise<HubAnswer>,
+    write: (headers: Record<string, string>) => Promise<HubAnswer>,
     written: (answer: HubAnswer) => T | undefined,
-    lookUp: () => Promise<T | null | 'unknown'>,
-  ): Promise<{ value: T; ackedIn: number } | undefined> => {
-    let unsure = false
+  ): Promise<{ value: T; ackedIn: number; replayed: boolean } | undefined> => {
+    const headers = { 'idempotency-key': `${route}-${randomUUID()}` }
     for (let attempt = 0; attempt < MAX_ATTEMPTS && !halted; attempt += 1) {
-      if (unsure) {
-        const found = await lookUp()
-        if (found === 'unknown') {
-          await pause(retryPause)
-          continue
-        }
-        if (found !== null) return { value: found, ackedIn: -1 }
-        unsure = false
-      }
-      const answer = await write()
+      const answer = await write(headers)
       const value = written(answer)
-      if (value !== undefined) return { value, ackedIn: options.generation() }
-      if (answer.status === 'network') unsure = true
+      if (value !== undefined) {
+        return { value, ackedIn: options.generation(), replayed: answer.replayed === true }
+      }
       await pause(retryPause)
     }
     abandoned.push(route)
@@ -195,40 +206,38 @@ export function startWriteLoad(options: WriteLoadOptions) {
       const token = `incident-${i}-${randomUUID().slice(0, 8)}`
       const created = await writeOnce(
         'incidents',
-        () =>
-          send('incidents', 'POST', '/v1/status-pages/incidents', {
-            name: token,
-            severity: 'MINOR',
-            description: `first update of ${token}`,
-          }),
+        (headers) =>
+          send(
+            'incidents',
+            'POST',
+            '/v1/status-pages/incidents',
+            { name: token, severity: 'MINOR', description: `first update of ${token}` },
+            headers,
+          ),
         (answer) => (answer.status === 201 ? (answer.body as { id: string }).id : undefined),
-        async () => {
-          const page = await call('GET', '/v1/status-pages/incidents?limit=100')
-          if (page.status !== 200) return 'unknown'
-          const entries = (page.body as { entries: Array<{ id: string; name: string }> }).entries
-          return entries.find((e) => e.name === token)?.id ?? null
-        },
       )
       if (created === undefined) return
-      const second = `second update of ${token}`
       const updated = await writeOnce(
         'incident-updates',
-        () =>
-          send('incident-updates', 'POST', `/v1/status-pages/incidents/${created.value}/incident-updates`, {
-            description: second,
-            status: 'IDENTIFIED',
-          }),
+        (headers) =>
+          send(
+            'incident-updates',
+            'POST',
+            `/v1/status-pages/incidents/${created.value}/incident-updates`,
+            { description: `second update of ${token}`, status: 'IDENTIFIED' },
+            headers,
+          ),
         (answer) => (answer.status === 200 ? true : undefined),
-        async () => {
-          const incident = await call('GET', `/v1/status-pages/incidents/${created.value}`)
-          if (incident.status !== 200) return 'unknown'
-          const updates = (incident.body as { incidentUpdates: Array<{ description: string }> })
-            .incidentUpdates
-          return updates.some((u) => u.description === second) ? true : null
-        },
       )
       if (updated === undefined) return
-      incidents.push({ token, id: created.value, ackedIn: created.ackedIn, updateAckedIn: updated.ackedIn })
+      incidents.push({
+        token,
+        id: created.value,
+        ackedIn: created.ackedIn,
+        updateAckedIn: updated.ackedIn,
+        replayed: created.replayed,
+        updateReplayed: updated.replayed,
+      })
       await pause(10)
     }
   }
