@@ -14,13 +14,13 @@ import { type Agent, startAgent } from '../../src/agent/agent.ts'
 import { createDefaultExecutors } from '../../src/agent/default-executors.ts'
 import { supportedTypes } from '../../src/agent/executors.ts'
 import { createRemoteParts } from '../../src/agent/remote/index.ts'
-import { MAX_ARTIFACT_BYTES } from '../../src/hub/config.ts'
 import { type Hub, startHub } from '../../src/hub/hub.ts'
 import type { CheckResult } from '../../src/model/result.ts'
 import { createScrubber } from '../../src/secrets/scrubber.ts'
 import { testAgentConfig } from '../helpers/agent-config.ts'
 import { captureLogger } from '../helpers/capture-logger.ts'
 import { urlRequest } from '../helpers/definitions.ts'
+import { testHubConfig } from '../hub/helpers/test-hub.ts'
 
 /** A job as the hub's claim answer carries it. */
 interface WireJob {
@@ -572,15 +572,7 @@ describe('broken job payloads from the hub, through the real remote agent', () =
   async function scenario(labels: string[], firstClaim: Parameters<typeof startMangler>[1]) {
     const hubDir = await mkdtemp(path.join(tmpdir(), 'outpost-payload-hub-'))
     const hub: Hub = await startHub({
-      config: {
-        port: 0,
-        host: '127.0.0.1',
-        dataDir: hubDir,
-        leaseSeconds: 300,
-        jobExpirySeconds: 360,
-        locationTimeoutSeconds: 600,
-        maxArtifactBytes: MAX_ARTIFACT_BYTES,
-      },
+      config: testHubConfig(hubDir),
     })
     const account = await hub.store.createAccount('payloads')
     const key = (await hub.store.createApiKey(account.id, 'agent')).key

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { credentialsFile, ensureCredentials } from '../../src/hub/bootstrap.ts'
-import { MAX_ARTIFACT_BYTES } from '../../src/hub/config.ts'
 import { type Hub, startHub } from '../../src/hub/hub.ts'
 import { postgresForThisFile } from './helpers/postgres.ts'
+import { testHubConfig } from './helpers/test-hub.ts'
 
 const postgres = postgresForThisFile()
 const cleanup: Array<() => Promise<unknown>> = []
@@ -21,16 +21,7 @@ async function startReplica(databaseUrl: string): Promise<{ hub: Hub; dataDir: s
   const dataDir = await mkdtemp(path.join(tmpdir(), 'outpost-first-replica-'))
   cleanup.push(() => rm(dataDir, { recursive: true, force: true }))
   const hub = await startHub({
-    config: {
-      port: 0,
-      host: '127.0.0.1',
-      databaseUrl,
-      dataDir,
-      leaseSeconds: 300,
-      jobExpirySeconds: 360,
-      locationTimeoutSeconds: 600,
-      maxArtifactBytes: MAX_ARTIFACT_BYTES,
-    },
+    config: testHubConfig(dataDir, { databaseUrl }),
     sweepIntervalMs: 3_600_000,
     scheduleIntervalMs: 3_600_000,
     webhookIntervalMs: 3_600_000,

@@ -11,13 +11,12 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { MAX_ARTIFACT_BYTES } from '../../src/hub/config.ts'
 import { type Hub, startHub } from '../../src/hub/hub.ts'
 import { openStore } from '../../src/hub/store/store.ts'
 import type { CheckResult } from '../../src/model/result.ts'
 import { type AgentProcess, spawnAgent } from '../helpers/agent-process.ts'
 import { urlCheck } from '../helpers/definitions.ts'
-import { createTestClock } from '../hub/helpers/test-hub.ts'
+import { createTestClock, testHubConfig } from '../hub/helpers/test-hub.ts'
 
 const LOCATION = 'late-spool'
 const LEASE_SECONDS = 300
@@ -56,15 +55,11 @@ describe('a spooled result delivered after the hub expired its job', () => {
     const clock = createTestClock()
     const openHub = (port: number): Promise<Hub> =>
       startHub({
-        config: {
+        config: testHubConfig(hubDir, {
           port,
-          host: '127.0.0.1',
-          dataDir: hubDir,
           leaseSeconds: LEASE_SECONDS,
           jobExpirySeconds: EXPIRY_SECONDS,
-          locationTimeoutSeconds: 600,
-          maxArtifactBytes: MAX_ARTIFACT_BYTES,
-        },
+        }),
         now: clock.now,
       })
     let hub = await openHub(0)

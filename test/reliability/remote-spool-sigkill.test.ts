@@ -12,11 +12,11 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { MAX_ARTIFACT_BYTES } from '../../src/hub/config.ts'
 import { type Hub, startHub } from '../../src/hub/hub.ts'
 import type { CheckResult } from '../../src/model/result.ts'
 import { type AgentProcess, spawnAgent } from '../helpers/agent-process.ts'
 import { urlCheck } from '../helpers/definitions.ts'
+import { testHubConfig } from '../hub/helpers/test-hub.ts'
 
 const LOCATION = 'spool-sigkill'
 /** Checks that finish while the hub is down: their results wait in the spool at the first kill. */
@@ -140,15 +140,7 @@ async function startHubProxy(hubPort: () => number) {
 
 function openHub(dataDir: string, port = 0): Promise<Hub> {
   return startHub({
-    config: {
-      port,
-      host: '127.0.0.1',
-      dataDir,
-      leaseSeconds: LEASE_SECONDS,
-      jobExpirySeconds: 360,
-      locationTimeoutSeconds: 600,
-      maxArtifactBytes: MAX_ARTIFACT_BYTES,
-    },
+    config: testHubConfig(dataDir, { port, leaseSeconds: LEASE_SECONDS }),
   })
 }
 

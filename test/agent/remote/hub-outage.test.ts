@@ -10,13 +10,13 @@ import { startAgent } from '../../../src/agent/agent.ts'
 import { createLocalSource } from '../../../src/agent/local-source.ts'
 import { createHubClient } from '../../../src/agent/remote/hub-client.ts'
 import { createSpoolSink } from '../../../src/agent/remote/spool-sink.ts'
-import { MAX_ARTIFACT_BYTES } from '../../../src/hub/config.ts'
 import { type Hub, startHub } from '../../../src/hub/hub.ts'
 import { createScrubber } from '../../../src/secrets/scrubber.ts'
 import { testAgentConfig } from '../../helpers/agent-config.ts'
 import { captureLogger } from '../../helpers/capture-logger.ts'
 import { urlCheck, urlRequest } from '../../helpers/definitions.ts'
 import { memorySink } from '../../helpers/memory-sink.ts'
+import { testHubConfig } from '../../hub/helpers/test-hub.ts'
 
 const OUTAGE_MS = 60_000
 
@@ -24,15 +24,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function openHub(dataDir: string, port = 0): Promise<Hub> {
   return startHub({
-    config: {
-      port,
-      host: '127.0.0.1',
-      dataDir,
-      leaseSeconds: 300,
-      jobExpirySeconds: 360,
-      locationTimeoutSeconds: 600,
-      maxArtifactBytes: MAX_ARTIFACT_BYTES,
-    },
+    config: testHubConfig(dataDir, { port }),
   })
 }
 

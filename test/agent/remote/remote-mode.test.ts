@@ -14,7 +14,6 @@ import { deployToHub, runSessionOnHub } from '../../../src/agent/remote/hub-sess
 import { createRemoteParts, HubRejectedKeyError, type RemoteParts } from '../../../src/agent/remote/index.ts'
 import { createRemoteSource } from '../../../src/agent/remote/remote-source.ts'
 import { createSpoolSink } from '../../../src/agent/remote/spool-sink.ts'
-import { MAX_ARTIFACT_BYTES } from '../../../src/hub/config.ts'
 import { type Hub, startHub } from '../../../src/hub/hub.ts'
 import type { CheckDefinition, UrlCheck } from '../../../src/model/checks.ts'
 import type { CheckResult } from '../../../src/model/result.ts'
@@ -22,6 +21,7 @@ import { createScrubber } from '../../../src/secrets/scrubber.ts'
 import { testAgentConfig } from '../../helpers/agent-config.ts'
 import { captureLogger } from '../../helpers/capture-logger.ts'
 import { urlRequest } from '../../helpers/definitions.ts'
+import { testHubConfig } from '../../hub/helpers/test-hub.ts'
 
 const FAST_BACKOFF = { baseMs: 50, maxMs: 400 }
 
@@ -91,15 +91,7 @@ function check(logicalId: string, target: Target): Record<string, unknown> {
 
 async function openHub(dataDir: string, port = 0): Promise<Hub> {
   return startHub({
-    config: {
-      port,
-      host: '127.0.0.1',
-      dataDir,
-      leaseSeconds: 300,
-      jobExpirySeconds: 360,
-      locationTimeoutSeconds: 600,
-      maxArtifactBytes: MAX_ARTIFACT_BYTES,
-    },
+    config: testHubConfig(dataDir, { port }),
   })
 }
 

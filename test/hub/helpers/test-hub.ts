@@ -49,6 +49,20 @@ export interface TestHub {
   close(): Promise<void>
 }
 
+/** The hub's defaults on loopback, any port, for a hub a test starts itself (restarts, clocks). */
+export function testHubConfig(dataDir: string, overrides: Partial<HubConfig> = {}): HubConfig {
+  return {
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    leaseSeconds: 300,
+    jobExpirySeconds: 360,
+    locationTimeoutSeconds: 600,
+    maxArtifactBytes: MAX_ARTIFACT_BYTES,
+    ...overrides,
+  }
+}
+
 export async function startTestHub(
   options: {
     databaseUrl?: string
@@ -61,14 +75,7 @@ export async function startTestHub(
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'outpost-hub-')))
   const clock = createTestClock()
   const config: HubConfig = {
-    port: 0,
-    host: '127.0.0.1',
-    databaseUrl: options.databaseUrl,
-    dataDir,
-    leaseSeconds: 300,
-    jobExpirySeconds: 360,
-    locationTimeoutSeconds: 600,
-    maxArtifactBytes: MAX_ARTIFACT_BYTES,
+    ...testHubConfig(dataDir, { databaseUrl: options.databaseUrl }),
     ...options.config,
   }
   // Sweeps, scheduling and webhook dispatch are run by the tests themselves, so they happen exactly when a test says.
